@@ -1,0 +1,114 @@
+"""Content-addressed disk cache, safe for concurrent writers and crashes.
+
+Layout: ``<root>/<namespace>/<key[:2]>/<key>``. Each entry is ``MAGIC + sha256(payload)
++ payload``, written to a temporary file in the same folder and renamed into place, so
+readers see a whole entry or none, several processes may write the same key at once,
+and a killed run loses at most the entry in flight. An entry whose checksum does not
+match (a torn disk write, a truncated copy) is deleted and reported as a miss, so it is
+recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TypeVar
+
+log = logging.getLogger(__name__)
+MAGIC = b"RBC1"
+T = TypeVar("T")
+
+
+def default_cache_dir() -> Path:
+    """``$RAG_BENCH_CACHE``, else ``$XDG_CACHE_HOME/rag-bench``, else ``~/.cache/rag-bench``."""
+    if os.environ.get("RAG_BENCH_CACHE"):
+        return Path(os.environ["RAG_BENCH_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "rag-bench"
+
+
+def digest(*parts: object) -> str:
+    """A stable hex key for ``parts`` (strings, numbers, or anything with a stable repr)."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part if isinstance(part, bytes) else repr(part).encode("utf-8")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+class DiskCache:
+    """Bytes by (namespace, key) under ``root``."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.corrupt = 0  # entries found damaged and dropped in this process
+
+    def path(self, namespace: str, key: str) -> Path:
+        return self.root / namespace / key[:2] / key
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        """The payload stored under ``key``, or None when absent or corrupt."""
+        path = self.path(namespace, key)
+        try:
+            blob = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return self._verify(path, blob)
+
+    def put(self, namespace: str, key: str, payload: bytes) -> None:
+        """Store ``payload`` under ``key`` atomically (write a temporary file, then rename)."""
+        path = self.path(namespace, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def entries(self, namespace: str) -> Iterator[tuple[str, bytes]]:
+        """Every valid ``(key, payload)`` of a namespace; corrupt entries are dropped."""
+        folder = self.root / namespace
+        if not folder.is_dir():
+            return
+        for path in sorted(folder.glob("??/*")):
+            if path.name.startswith(".tmp-"):
+                continue
+            try:
+                blob = path.read_bytes()
+            except FileNotFoundError:  # removed by a concurrent process
+                continue
+            payload = self._verify(path, blob)
+            if payload is not None:
+                yield path.name, payload
+
+    def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> tuple[T, bool]:
+        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss."""
+        payload = self.get(namespace, key)
+        if payload is not None:
+            try:
+                return pickle.loads(payload), True
+            except Exception:  # an entry from an incompatible version: recompute it
+                log.warning("cache entry %s/%s could not be read; recomputing", namespace, key[:12])
+        value = compute()
+        self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        return value, False
+
+    def _verify(self, path: Path, blob: bytes) -> bytes | None:
+        payload = blob[36:]
+        if blob[:4] == MAGIC and hashlib.sha256(payload).digest() == blob[4:36]:
+            return payload
+        log.warning("cache entry %s is corrupt; dropping it and recomputing", path)
+        self.corrupt += 1
+        path.unlink(missing_ok=True)
+        return None

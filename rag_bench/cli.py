@@ -1,0 +1,80 @@
+"""The ``rag-bench`` command: a Hydra app for runs and sweeps, plus verbs (report, gate, ...).
+
+User errors (``RagBenchError``, and a command line Hydra cannot compose) print one
+line and exit 2; anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from rag_bench.errors import RagBenchError
+
+USAGE_ERROR = 2
+
+# verb -> function(argv) returning an exit code; filled in by the verb modules as they land
+VERBS: dict[str, Callable[[list[str]], int]] = {}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in VERBS:
+        try:
+            sys.exit(VERBS[argv[0]](argv[1:]))
+        except RagBenchError as exc:
+            fail(exc)
+    run_hydra(argv)
+
+
+def fail(exc: Exception) -> None:
+    print(f"rag-bench: error: {exc}", file=sys.stderr)
+    sys.exit(USAGE_ERROR)
+
+
+def run_hydra(argv: list[str]) -> None:
+    """Compose the config from ``configs/`` and the overrides, then run (or sweep) the pipeline."""
+    import hydra
+
+    from rag_bench.config import register
+    from rag_bench.data.bundled import project_folder
+
+    register()
+    entered = False
+
+    @hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
+    def task(cfg):
+        nonlocal entered
+        entered = True
+        return run_job(cfg)
+
+    sys.argv = [sys.argv[0], *argv]
+    try:
+        task()
+    except SystemExit as exc:
+        # Hydra exits 1 when it cannot compose the command line: that is a usage error.
+        if exc.code == 1 and not entered:
+            sys.exit(USAGE_ERROR)
+        raise
+
+
+def run_job(cfg) -> dict:
+    """One Hydra job: validate, run, write outputs into Hydra's output folder, print the table."""
+    from hydra.core.hydra_config import HydraConfig
+
+    from rag_bench.config import validate
+    from rag_bench.pipeline import run
+    from rag_bench.report.run_outputs import console_table, write_run
+
+    try:
+        config = validate(cfg)
+        result = run(config)
+        out_dir = Path(HydraConfig.get().runtime.output_dir)
+        payload = write_run(result, out_dir)
+    except RagBenchError as exc:
+        fail(exc)
+    print(console_table(payload))
+    print(f"outputs: {out_dir}")
+    return payload

@@ -1,0 +1,151 @@
+"""Configuration schemas: dataclasses registered in Hydra's ConfigStore.
+
+Values live in YAML under ``configs/`` (one group per stage). OmegaConf rejects
+unknown keys and ill-typed values while composing; ``validate`` turns the composed
+config into these dataclasses, whose ``__post_init__`` checks the rest (overlap below
+size, known names) before any work starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from rag_bench.chunk.base import STRATEGIES, resolve_overlap
+from rag_bench.chunk.units import UNIT_NAMES
+from rag_bench.errors import ConfigError
+
+RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
+PREFIXES = ("none", "title", "headings")
+
+
+def _one_of(key: str, value: object, allowed: tuple[str, ...] | list[str]) -> None:
+    if value not in allowed:
+        raise ConfigError(f"{key} ({value!r}) must be one of: {', '.join(allowed)}")
+
+
+@dataclass
+class DatasetConfig:
+    name: str = "annual-report"  # a bundled dataset under datasets/
+    path: str | None = None  # any folder in the native format; overrides name
+
+
+@dataclass
+class ChunkerConfig:
+    name: str = "recursive"
+    size: int = 800
+    overlap: float = 0.0  # units, or a fraction of size when below 1
+    unit: str = "chars"
+    prefix: str = "none"
+
+    def __post_init__(self) -> None:
+        _one_of("chunker.name", self.name, sorted(STRATEGIES))
+        _one_of("chunker.unit", self.unit, UNIT_NAMES)
+        _one_of("chunker.prefix", self.prefix, PREFIXES)
+        floor = 3 if self.unit == "tokens" else 1  # a token window also holds [CLS] and [SEP]
+        if self.size < floor:
+            raise ConfigError(f"chunker.size ({self.size}) must be at least {floor}")
+        if self.overlap < 0:
+            raise ConfigError(f"chunker.overlap ({self.overlap}) must not be negative")
+        if resolve_overlap(self.size, self.overlap) >= self.size:
+            raise ConfigError(
+                f"chunker.overlap ({self.overlap:g}) must be smaller than chunker.size ({self.size}); "
+                "give units below the size or a fraction below 1"
+            )
+
+    @property
+    def overlap_units(self) -> int:
+        return resolve_overlap(self.size, self.overlap)
+
+
+@dataclass
+class EmbedderConfig:
+    name: str = "local"
+    model: str | None = None
+    dimension: int | None = None  # None = the model's native dimension
+    base_url: str | None = None
+
+    def __post_init__(self) -> None:
+        from rag_bench.embed.registry import EMBEDDERS
+
+        _one_of("embedder.name", self.name, sorted(EMBEDDERS))
+        if self.dimension is not None and self.dimension < 1:
+            raise ConfigError(f"embedder.dimension ({self.dimension}) must be positive, or null for native")
+
+
+@dataclass
+class RetrievalConfig:
+    mode: str = "hybrid"
+    depth: int = 20  # candidates taken from each index
+    k_rrf: float = 60.0
+    weights: list[float] = field(default_factory=lambda: [1.0, 1.0])  # [bm25, dense] in RRF
+    analyzer: str = "identifier"
+    k1: float = 1.5
+    b: float = 0.75
+
+    def __post_init__(self) -> None:
+        from rag_bench.index.analyzers import ANALYZERS
+
+        _one_of("retrieval.mode", self.mode, RETRIEVAL_MODES)
+        _one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))
+        if self.depth < 1:
+            raise ConfigError(f"retrieval.depth ({self.depth}) must be at least 1")
+        if self.k_rrf < 0:
+            raise ConfigError(f"retrieval.k_rrf ({self.k_rrf}) must not be negative")
+        if len(self.weights) != 2 or min(self.weights) < 0:
+            raise ConfigError(f"retrieval.weights ({list(self.weights)}) must be two non-negative numbers [bm25, dense]")
+
+
+@dataclass
+class RerankerConfig:
+    name: str = "none"
+    depth: int = 20  # fused candidates sent to the reranker
+    model: str | None = None
+    base_url: str | None = None
+
+    def __post_init__(self) -> None:
+        from rag_bench.rerank.registry import RERANKERS
+
+        _one_of("reranker.name", self.name, sorted(RERANKERS))
+        if self.depth < 1:
+            raise ConfigError(f"reranker.depth ({self.depth}) must be at least 1")
+
+
+@dataclass
+class Config:
+    dataset: DatasetConfig = field(default_factory=DatasetConfig)
+    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    reranker: RerankerConfig = field(default_factory=RerankerConfig)
+    ks: list[int] = field(default_factory=lambda: [1, 3, 5, 10, 20])
+    tau: float = 0.5  # chunk hits span when overlap >= tau * min(len(chunk), len(span))
+    cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
+    seed: int = 0  # bootstrap seed
+    bootstrap: int = 1000  # bootstrap resamples for confidence intervals
+
+    def __post_init__(self) -> None:
+        if not self.ks or min(self.ks) < 1:
+            raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
+        if not 0 <= self.tau <= 1:
+            raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1")
+        self.ks = sorted(set(self.ks))
+
+
+def register() -> None:
+    """Make the schema known to Hydra as ``rag_bench_schema`` (used by configs/config.yaml)."""
+    ConfigStore.instance().store(name="rag_bench_schema", node=Config)
+
+
+def validate(cfg: DictConfig) -> Config:
+    """The composed Hydra config as checked dataclasses; ConfigError on any invalid value."""
+    try:
+        return OmegaConf.to_object(cfg)
+    except OmegaConfBaseException as exc:
+        cause = exc.__cause__ if isinstance(exc.__cause__, ConfigError) else None
+        if cause is not None:
+            raise cause from None
+        raise ConfigError(str(exc).splitlines()[0]) from None

@@ -1,0 +1,78 @@
+"""Write one run's outputs: resolved config, metrics.json, per_question.csv, run.trec."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from rag_bench.pipeline import RunResult
+
+HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
+
+
+def write_run(result: RunResult, out_dir: Path) -> dict:
+    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8")
+    payload = metrics_payload(result)
+    (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    table = result.evaluation.per_question.copy()
+    table["top_chunks"] = table["top_chunks"].map(json.dumps)
+    table.to_csv(out_dir / "per_question.csv", index=False)
+    write_trec(result, out_dir / "run.trec")
+    return payload
+
+
+def metrics_payload(result: RunResult) -> dict:
+    ev = result.evaluation
+    return {
+        "dataset": result.dataset.name,
+        "n_questions": ev.n_scored,
+        "n_unlabelled": ev.n_unlabelled,
+        "metrics": {name: _number(s.mean) for name, s in ev.summary.items()},
+        "ci95": {name: [_number(s.ci_low), _number(s.ci_high)] for name, s in ev.summary.items()},
+        "stderr": {name: _number(s.stderr) for name, s in ev.summary.items()},
+        "by_category": {
+            cat: {"n": ev.category_counts[cat], "metrics": {k: _number(v) for k, v in values.items()}}
+            for cat, values in ev.by_category.items()
+        },
+        "stats": asdict(result.stats),
+        "config": OmegaConf.to_container(OmegaConf.structured(result.config)),
+    }
+
+
+def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
+    """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``."""
+    lines = []
+    for q, question in enumerate(result.dataset.questions):
+        for rank, (c, score) in enumerate(zip(result.ranked[q], result.scores[q], strict=True), start=1):
+            if c < 0:
+                break
+            value = score if math.isfinite(score) else 0.0
+            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {value:.6f} {tag}\n")
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def console_table(payload: dict) -> str:
+    """A compact table of the headline metrics with their 95% intervals."""
+    metrics, ci = payload["metrics"], payload["ci95"]
+    stats = payload["stats"]
+    lines = [
+        f"{payload['dataset']}: {payload['n_questions']} questions scored"
+        f" ({payload['n_unlabelled']} without labels excluded), {stats['chunks']} chunks,"
+        f" {stats['embedded']} texts embedded, {stats['cache_hits']} from cache",
+        f"{'metric':<12} {'mean':>7}  95% interval",
+    ]
+    for name in HEADLINE:
+        if name in metrics:
+            low, high = ci[name]
+            lines.append(f"{name:<12} {metrics[name]:>7.3f}  [{low:.3f}, {high:.3f}]")
+    return "\n".join(lines)
+
+
+def _number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)

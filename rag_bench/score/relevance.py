@@ -1,0 +1,59 @@
+"""Which chunks hit which evidence spans.
+
+Chunk c hits span s when they lie in the same document and overlap by at least
+``tau * min(len(c), len(s))`` characters (and by at least one character). A chunk
+that overlaps a span at all "touches" it (used by precision_omega).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag_bench.types import Chunk, Span
+
+
+class ChunkLocator:
+    """Finds the chunks that overlap a character range, per document."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        by_doc: dict[str, list[int]] = defaultdict(list)
+        for i, chunk in enumerate(chunks):
+            by_doc[chunk.doc_id].append(i)
+        self.chunks = chunks
+        # per document: chunk indices sorted by start, their starts, and the running max of ends
+        self._index = {}
+        for doc_id, ids in by_doc.items():
+            ids.sort(key=lambda i: (chunks[i].start, chunks[i].end))
+            starts = np.array([chunks[i].start for i in ids])
+            self._index[doc_id] = (np.array(ids), starts)
+
+    def overlapping(self, span: Span) -> list[int]:
+        """Indices of chunks sharing at least one character with ``span``."""
+        if span.doc_id not in self._index:
+            return []
+        ids, starts = self._index[span.doc_id]
+        stop = int(np.searchsorted(starts, span.end, side="left"))  # chunks starting before span end
+        return [int(i) for i in ids[:stop] if self.chunks[i].end > span.start]
+
+
+def overlap(chunk: Chunk, span: Span) -> int:
+    return max(0, min(chunk.end, span.end) - max(chunk.start, span.start))
+
+
+def touching(locator: ChunkLocator, spans: Sequence[Span], tau: float) -> dict[int, frozenset[int]]:
+    """Chunk index -> indices of the spans it hits, for every chunk touching any span.
+
+    A touching chunk that hits no span maps to an empty set.
+    """
+    hits: dict[int, set[int]] = {}
+    for s, span in enumerate(spans):
+        for c in locator.overlapping(span):
+            chunk = locator.chunks[c]
+            shared = overlap(chunk, span)
+            hits.setdefault(c, set())
+            if shared >= max(1.0, tau * min(len(chunk), len(span))):
+                hits[c].add(s)
+    return {c: frozenset(s) for c, s in hits.items()}

@@ -1,0 +1,102 @@
+"""Metrics of one ranked chunk list against evidence spans (DESIGN section 3).
+
+With ``hits[r]`` the spans hit by the chunk at rank r (from 1) and S the spans:
+  hit@k      1 if any of the top k hits a span
+  recall@k   |union of hits[1..k]| / |S|
+  mrr@k      1 / (first rank r <= k with hits[r] non-empty), else 0
+  ndcg@k     DCG / IDCG, gain 1 at rank r when hits[r] holds a span no higher rank
+             hit (no credit for redundant chunks), discount log2(r + 1),
+             IDCG = min(k, |S|) unit gains at the top
+Character metrics, with E the union of evidence characters and C_k the union of the
+top-k chunks' characters (prefixes never count):
+  coverage@k        |E & C_k| / |E|
+  char_precision@k  |E & C_k| / sum of the top-k chunk lengths
+  iou@k             |E & C_k| / (sum of the top-k chunk lengths + |E - C_k|)
+  precision_omega   |E & T| / |T|, T the union of every chunk touching a span
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from rag_bench.types import Chunk, Span
+
+Interval = tuple[str, int, int]  # (doc_id, start, end)
+
+
+def union(intervals: Sequence[Interval]) -> list[Interval]:
+    """Sorted, disjoint intervals covering the same characters."""
+    merged: list[Interval] = []
+    for doc, start, end in sorted(intervals):
+        if merged and merged[-1][0] == doc and start <= merged[-1][2]:
+            merged[-1] = (doc, merged[-1][1], max(merged[-1][2], end))
+        else:
+            merged.append((doc, start, end))
+    return merged
+
+
+def size(intervals: Sequence[Interval]) -> int:
+    return sum(end - start for _, start, end in intervals)
+
+
+def intersection_size(a: Sequence[Interval], b: Sequence[Interval]) -> int:
+    """Characters in both unions ``a`` and ``b`` (each sorted and disjoint)."""
+    total, i, j = 0, 0, 0
+    while i < len(a) and j < len(b):
+        (da, sa, ea), (db, sb, eb) = a[i], b[j]
+        if (da, ea) <= (db, sb) or da < db:
+            i += 1
+            continue
+        if (db, eb) <= (da, sa) or db < da:
+            j += 1
+            continue
+        total += min(ea, eb) - max(sa, sb)
+        if (da, ea) < (db, eb):
+            i += 1
+        else:
+            j += 1
+    return total
+
+
+def span_metrics(
+    ranked: Sequence[int],
+    chunks: Sequence[Chunk],
+    spans: Sequence[Span],
+    touching: dict[int, frozenset[int]],
+    ks: Sequence[int],
+) -> tuple[dict[str, float], int | None]:
+    """Every span metric of one question, and the rank of its first hit (None if none).
+
+    ``ranked`` holds chunk indices best first; ``touching`` maps each chunk that
+    overlaps evidence to the spans it hits (``relevance.touching``).
+    """
+    evidence = union([(s.doc_id, s.start, s.end) for s in spans])
+    evidence_chars = size(evidence)
+    seen: set[int] = set()
+    gains: list[int] = []
+    first_hit = None
+    for rank, c in enumerate(ranked, start=1):
+        hit = touching.get(c, frozenset())
+        gains.append(1 if hit - seen else 0)
+        seen |= hit
+        if hit and first_hit is None:
+            first_hit = rank
+    out: dict[str, float] = {}
+    for k in ks:
+        top = [chunks[c] for c in ranked[:k]]
+        hit_spans = set().union(*(touching.get(c, frozenset()) for c in ranked[:k]))
+        covered = intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in top]))
+        lengths = sum(len(c) for c in top)
+        dcg = sum(g / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1))
+        idcg = sum(1 / math.log2(r + 1) for r in range(1, min(k, len(spans)) + 1))
+        out[f"hit@{k}"] = float(bool(hit_spans))
+        out[f"recall@{k}"] = len(hit_spans) / len(spans)
+        out[f"mrr@{k}"] = 1 / first_hit if first_hit is not None and first_hit <= k else 0.0
+        out[f"ndcg@{k}"] = dcg / idcg
+        out[f"coverage@{k}"] = covered / evidence_chars
+        out[f"char_precision@{k}"] = covered / lengths if lengths else 0.0
+        out[f"iou@{k}"] = covered / (lengths + evidence_chars - covered)
+    touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
+    out["precision_omega"] = intersection_size(evidence, touched) / size(touched) if touched else 0.0
+    return out, first_hit
