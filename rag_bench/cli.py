@@ -7,23 +7,31 @@ line and exit 2; anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+import importlib
 from pathlib import Path
 
 from rag_bench.errors import RagBenchError
 
 USAGE_ERROR = 2
 
-# verb -> function(argv) returning an exit code; filled in by the verb modules as they land
-VERBS: dict[str, Callable[[list[str]], int]] = {}
+# verb -> "module:function"; the function takes the verb's arguments and returns an exit code
+VERBS: dict[str, str] = {
+    "report": "rag_bench.report.sweep_cli:main",
+    "gate": "rag_bench.gate.cli:gate_main",
+    "compare": "rag_bench.gate.cli:compare_main",
+    "import": "rag_bench.data.importers.cli:main",
+    "check-generation": "rag_bench.generate.cli:main",
+    "contextualize": "rag_bench.chunk.contextualize:main",
+}
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in VERBS:
+        module, function = VERBS[argv[0]].split(":")
         try:
-            sys.exit(VERBS[argv[0]](argv[1:]))
+            sys.exit(getattr(importlib.import_module(module), function)(argv[1:]))
         except RagBenchError as exc:
             fail(exc)
     run_hydra(argv)
