@@ -1,0 +1,179 @@
+"""Okapi BM25 over a CSR inverted index, scoring exactly as ``rank_bm25.BM25Okapi``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+import numpy as np
+
+from rag_bench.errors import ConfigError
+from rag_bench.index.topk import top_k_row
+
+
+class BM25Index:
+    """BM25: sum_t idf(t) * tf*(k1+1) / (tf + k1*(1 - b + b*dl/avgdl)) (Robertson & Zaragoza 2009).
+
+    idf(t) = ln(N - df + 0.5) - ln(df + 0.5), and a negative idf is replaced by
+    epsilon * mean(idf) -- the ATIRE variant with rank-bm25's floor (Trotman et al. 2014).
+    Every posting's term weight is precomputed with rank-bm25's float64 expression, so
+    per-document sums in query order reproduce ``BM25Okapi.get_scores`` bit for bit.
+    One divergence: where rank-bm25 divides 0/0 for a document *without* the term
+    (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
+    """
+
+    def __init__(
+        self,
+        *,
+        vocab: dict[str, int],
+        indptr: np.ndarray,
+        doc_ids: np.ndarray,
+        weights: np.ndarray,
+        idf: np.ndarray,
+        doc_len: np.ndarray,
+        k1: float,
+        b: float,
+        epsilon: float,
+        avgdl: float,
+        average_idf: float,
+    ) -> None:
+        self.vocab = vocab  # term -> term id, ids in order of first appearance in the corpus
+        self.indptr = indptr  # (n_terms + 1,) int64: postings of term t are [indptr[t], indptr[t+1])
+        self.doc_ids = doc_ids  # (n_postings,) int32, ascending within each term
+        self.weights = weights  # (n_postings,) float64: idf * tf*(k1+1) / (tf + k1*norm)
+        self.idf = idf  # (n_terms,) float64, after the epsilon floor
+        self.doc_len = doc_len  # (n_docs,) int64
+        self.k1, self.b, self.epsilon = k1, b, epsilon
+        self.avgdl = avgdl
+        self.average_idf = average_idf
+
+    @classmethod
+    def build(
+        cls, docs: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+    ) -> BM25Index:
+        """Index already-tokenized ``docs`` (each a sequence of terms)."""
+        k1, b, epsilon = _check_params(k1, b, epsilon)
+        if isinstance(docs, str) or any(isinstance(doc, str) for doc in docs):
+            raise TypeError("BM25Index.build needs tokenized docs (sequences of terms), not strings")
+        n_docs = len(docs)
+        doc_len = np.fromiter((len(doc) for doc in docs), np.int64, n_docs)  # (n_docs,)
+        n_tokens = int(doc_len.sum())
+        vocab: dict[str, int] = {}
+        term_of = np.fromiter(  # (n_tokens,) term id of every token, corpus order
+            (vocab.setdefault(term, len(vocab)) for doc in docs for term in doc), np.int64, n_tokens
+        )
+        n_terms = len(vocab)
+        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), doc_len)  # (n_tokens,)
+        # One key per (term, doc) pair; sorting the keys groups postings by term, then doc.
+        keys, tf = np.unique(term_of * max(n_docs, 1) + doc_of, return_counts=True)  # (n_postings,)
+        post_term, post_doc = np.divmod(keys, max(n_docs, 1))  # (n_postings,) each
+        df = np.bincount(post_term, minlength=n_terms)  # (n_terms,)
+        indptr = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(df, out=indptr[1:])
+
+        # math.log (not np.log, whose SIMD loops may differ by an ulp), once per distinct df.
+        distinct_df, df_slot = np.unique(df, return_inverse=True)
+        distinct_idf = [math.log(n_docs - f + 0.5) - math.log(f + 0.5) for f in distinct_df.tolist()]
+        raw_idf = np.array(distinct_idf, dtype=np.float64)[df_slot]  # (n_terms,)
+        idf_sum = 0.0
+        for value in raw_idf.tolist():  # sequential sum in first-appearance order, as rank-bm25
+            idf_sum += value
+        average_idf = idf_sum / n_terms if n_terms else 0.0
+        idf = np.where(raw_idf < 0, epsilon * average_idf, raw_idf)  # (n_terms,)
+
+        avgdl = n_tokens / n_docs if n_docs else 0.0
+        weights = np.empty(0, dtype=np.float64)
+        if n_tokens:
+            # Same operations, in the same order, as BM25Okapi.get_scores.
+            norm = k1 * (1 - b + b * doc_len / avgdl)  # (n_docs,)
+            weights = idf[post_term] * (tf * (k1 + 1) / (tf + norm[post_doc]))  # (n_postings,)
+        return cls(
+            vocab=vocab,
+            indptr=indptr,
+            doc_ids=post_doc.astype(np.int32 if n_docs < 2**31 else np.int64),
+            weights=weights,
+            idf=idf,
+            doc_len=doc_len,
+            k1=k1,
+            b=b,
+            epsilon=epsilon,
+            avgdl=avgdl,
+            average_idf=average_idf,
+        )
+
+    @property
+    def n_docs(self) -> int:
+        """Number of indexed documents."""
+        return int(self.doc_len.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the index arrays (the vocabulary dict is not counted)."""
+        arrays = (self.indptr, self.doc_ids, self.weights, self.idf, self.doc_len)
+        return int(sum(a.nbytes for a in arrays))
+
+    def _spans(self, query: Sequence[str]) -> list[tuple[int, int]]:
+        """Postings range of each known query term, in query order (repeats kept)."""
+        if isinstance(query, str):
+            raise TypeError("a BM25 query must be a sequence of terms, not a string")
+        spans = []
+        for term in query:
+            tid = self.vocab.get(term)
+            if tid is not None:
+                spans.append((int(self.indptr[tid]), int(self.indptr[tid + 1])))
+        return spans
+
+    def scores(self, query: Sequence[str]) -> np.ndarray:
+        """BM25 score of every document for ``query``: (n_docs,) float64, unknown terms add 0."""
+        acc = np.zeros(self.n_docs, dtype=np.float64)  # (n_docs,)
+        for start, stop in self._spans(query):
+            acc[self.doc_ids[start:stop]] += self.weights[start:stop]
+        return acc
+
+    def search(self, queries: Sequence[Sequence[str]], depth: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``depth`` documents per query that contain a query term: (indices, scores).
+
+        Both (n_queries, depth); score descending, then doc index ascending; rows padded
+        with -1 / -inf. Each query touches only its terms' postings.
+        """
+        if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 0:
+            raise ConfigError(f"retrieval.depth ({depth!r}) must be an integer >= 0")
+        if isinstance(queries, str):
+            raise TypeError("queries must be a sequence of tokenized queries, not a string")
+        n_queries = len(queries)
+        indices = np.full((n_queries, depth), -1, dtype=np.int64)  # (n_queries, depth)
+        values = np.full((n_queries, depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
+        acc = np.zeros(self.n_docs, dtype=np.float64)  # (n_docs,) scratch, all zero between queries
+        hit = np.zeros(self.n_docs, dtype=bool)  # (n_docs,) scratch, all False between queries
+        for row, query in enumerate(queries):
+            spans = self._spans(query)
+            if not spans:
+                continue
+            parts = [self.doc_ids[start:stop] for start, stop in spans]
+            for docs, (start, stop) in zip(parts, spans, strict=True):
+                acc[docs] += self.weights[start:stop]
+            if sum(len(docs) for docs in parts) * 16 < self.n_docs:
+                cand = np.unique(np.concatenate(parts))  # (n_cand,) few postings: sort them
+            else:
+                for docs in parts:
+                    hit[docs] = True
+                cand = np.flatnonzero(hit)  # (n_cand,) many postings: one bitmap scan
+                hit[cand] = False
+            top, top_scores = top_k_row(acc[cand], depth)  # cand ascending, so ties keep doc order
+            indices[row, : len(top)] = cand[top]
+            values[row, : len(top)] = top_scores
+            acc[cand] = 0.0
+        return indices, values
+
+
+def _check_params(k1: float, b: float, epsilon: float) -> tuple[float, float, float]:
+    """(k1, b, epsilon) as floats; ConfigError unless all are finite, k1 >= 0 and 0 <= b <= 1."""
+    for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
+        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+            raise ConfigError(f"retrieval.bm25.{name} ({value!r}) must be a finite number")
+    if k1 < 0:
+        raise ConfigError(f"retrieval.bm25.k1 ({k1!r}) must be >= 0")
+    if not 0 <= b <= 1:
+        raise ConfigError(f"retrieval.bm25.b ({b!r}) must be in [0, 1]")
+    return float(k1), float(b), float(epsilon)
