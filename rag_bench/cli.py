@@ -6,8 +6,9 @@ line and exit 2; anything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
-import sys
 import importlib
+import io
+import sys
 from pathlib import Path
 
 from rag_bench.errors import RagBenchError
@@ -51,21 +52,49 @@ def run_hydra(argv: list[str]) -> None:
 
     register()
     entered = False
+    real_stderr, held = sys.stderr, io.StringIO()
 
     @hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
     def task(cfg):
         nonlocal entered
-        entered = True
+        if not entered:
+            entered = True
+            sys.stderr = real_stderr
         return run_job(cfg)
 
     sys.argv = [sys.argv[0], *argv]
+    sys.stderr = held  # hold Hydra's own messages until a job starts
     try:
         task()
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
         if exc.code == 1 and not entered:
+            print(f"rag-bench: error: {condense(held.getvalue())}", file=real_stderr)
+            held = io.StringIO()
             sys.exit(USAGE_ERROR)
         raise
+    finally:
+        sys.stderr = real_stderr
+        if not entered:
+            real_stderr.write(held.getvalue())
+
+
+def condense(message: str) -> str:
+    """Hydra's multi-line composition error as one line (search path and hints dropped)."""
+    parts: list[str] = []
+    for line in message.splitlines():
+        if line.startswith("Config search path"):
+            break
+        text = line.strip()
+        if not text or text.startswith(
+            ("Set the environment variable", "To append", "full_key:", "reference_type", "object_type")
+        ):
+            continue
+        if line.startswith("\t") and parts and parts[-1].endswith((":", ",")):
+            parts[-1] += f" {text},"
+        else:
+            parts.append(text)
+    return " ".join(parts).rstrip(",")
 
 
 def run_job(cfg) -> dict:

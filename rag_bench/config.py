@@ -96,7 +96,9 @@ class RetrievalConfig:
         if self.k_rrf < 0:
             raise ConfigError(f"retrieval.k_rrf ({self.k_rrf}) must not be negative")
         if len(self.weights) != 2 or min(self.weights) < 0:
-            raise ConfigError(f"retrieval.weights ({list(self.weights)}) must be two non-negative numbers [bm25, dense]")
+            raise ConfigError(
+                f"retrieval.weights ({list(self.weights)}) must be two non-negative numbers [bm25, dense]"
+            )
 
 
 @dataclass

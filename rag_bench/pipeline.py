@@ -100,7 +100,11 @@ def run(cfg: Config) -> RunResult:
 def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
     """The chunker ``cfg`` names; token units use the embedder's own tokenizer."""
     return RangeChunker(
-        cfg.name, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix,
+        cfg.name,
+        cfg.size,
+        cfg.overlap_units,
+        cfg.unit,
+        cfg.prefix,
         token_spans=getattr(embedder, "token_spans", None),
         special_tokens=getattr(embedder, "special_tokens", 0),
     )
@@ -112,7 +116,9 @@ def chunk_dataset(dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, cach
     tokenizer = embedder.name if cfg.unit == "tokens" else None
     key = digest("chunks", fingerprint, asdict(cfg), tokenizer)
     chunker = build_chunker(cfg, embedder)
-    return cache.get_or_compute("chunks", key, lambda: [c for d in dataset.documents for c in chunker.split(d)])
+    return cache.get_or_compute(
+        "chunks", key, lambda: [c for d in dataset.documents for c in chunker.split(d)]
+    )
 
 
 def search_bm25(cfg: Config, passages, questions, embedder, cache, stats):

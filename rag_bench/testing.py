@@ -52,5 +52,6 @@ class FakeReranker:
     def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
         words = set(_WORD.findall(question.lower()))
         return np.array(
-            [len(words & set(_WORD.findall(p.lower()))) / max(1, len(words)) for p in passages], dtype=np.float64
+            [len(words & set(_WORD.findall(p.lower()))) / max(1, len(words)) for p in passages],
+            dtype=np.float64,
         )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from rag_bench.chunk.units import Units
 
 
-def merge_pieces(pieces: list[tuple[int, int]], units: Units, size: int, overlap: int) -> list[tuple[int, int]]:
+def merge_pieces(
+    pieces: list[tuple[int, int]], units: Units, size: int, overlap: int
+) -> list[tuple[int, int]]:
     """Join adjacent pieces while the joined range measures at most ``size`` units.
 
     When the next piece does not fit, the current chunk is emitted and pieces are

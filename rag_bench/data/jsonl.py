@@ -23,7 +23,9 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(
-                    path, f"malformed JSON ({exc.msg} at column {exc.colno})", line=number,
+                    path,
+                    f"malformed JSON ({exc.msg} at column {exc.colno})",
+                    line=number,
                     fix="write one JSON object per line",
                 ) from None
             if not isinstance(value, dict):

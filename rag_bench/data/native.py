@@ -107,14 +107,19 @@ def load_questions(path: Path, documents: dict[str, Document]) -> tuple[Question
 def _span(path: Path, line: int, i: int, ev: object, documents: dict[str, Document]) -> Span:
     name = f"evidence[{i}]"
     if not isinstance(ev, dict):
-        raise DataError(path, "must be an object {doc_id, start, end} or {doc_id, text}", line=line, field=name)
+        raise DataError(
+            path, "must be an object {doc_id, start, end} or {doc_id, text}", line=line, field=name
+        )
     doc_id = ev.get("doc_id")
     if doc_id is None:
         raise DataError(path, "missing", line=line, field=f"{name}.doc_id", fix="name the evidence document")
     doc = documents.get(str(doc_id))
     if doc is None:
         raise DataError(
-            path, f"unknown document id {doc_id!r}", line=line, field=f"{name}.doc_id",
+            path,
+            f"unknown document id {doc_id!r}",
+            line=line,
+            field=f"{name}.doc_id",
             fix=f"use one of the {len(documents)} document ids, e.g. {next(iter(documents))!r}",
         )
     if "text" in ev:
@@ -122,13 +127,19 @@ def _span(path: Path, line: int, i: int, ev: object, documents: dict[str, Docume
     start, end = ev.get("start"), ev.get("end")
     if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
         raise DataError(
-            path, "needs integer 'start' and 'end' or an excerpt 'text'", line=line, field=name,
+            path,
+            "needs integer 'start' and 'end' or an excerpt 'text'",
+            line=line,
+            field=name,
             fix="give character offsets or the exact excerpt",
         )
     if not 0 <= start < end <= len(doc.text):
         raise DataError(
-            path, f"span [{start}, {end}) lies outside document {doc.id!r} ({len(doc.text)} characters)",
-            line=line, field=name, fix="offsets are 0-based code points with start < end <= document length",
+            path,
+            f"span [{start}, {end}) lies outside document {doc.id!r} ({len(doc.text)} characters)",
+            line=line,
+            field=name,
+            fix="offsets are 0-based code points with start < end <= document length",
         )
     return Span(doc.id, start, end)
 
@@ -139,13 +150,19 @@ def _locate(path: Path, line: int, name: str, doc: Document, excerpt: object) ->
     first = doc.text.find(excerpt)
     if first < 0:
         raise DataError(
-            path, f"excerpt {excerpt[:50]!r} not found in document {doc.id!r}", line=line,
-            field=f"{name}.text", fix="copy the excerpt exactly from the document",
+            path,
+            f"excerpt {excerpt[:50]!r} not found in document {doc.id!r}",
+            line=line,
+            field=f"{name}.text",
+            fix="copy the excerpt exactly from the document",
         )
     if doc.text.find(excerpt, first + 1) >= 0:
         raise DataError(
-            path, f"excerpt {excerpt[:50]!r} occurs more than once in document {doc.id!r}", line=line,
-            field=f"{name}.text", fix="lengthen the excerpt until it is unique, or give start and end",
+            path,
+            f"excerpt {excerpt[:50]!r} occurs more than once in document {doc.id!r}",
+            line=line,
+            field=f"{name}.text",
+            fix="lengthen the excerpt until it is unique, or give start and end",
         )
     return Span(doc.id, first, first + len(excerpt))
 
@@ -171,7 +188,10 @@ def _check_id(path: Path, line: int, value: str | int, seen: dict[str, int]) -> 
         raise DataError(path, f"{ident!r} is empty or contains whitespace", line=line, field="id")
     if ident in seen:
         raise DataError(
-            path, f"duplicate id {ident!r} (first on line {seen[ident]})", line=line, field="id",
+            path,
+            f"duplicate id {ident!r} (first on line {seen[ident]})",
+            line=line,
+            field="id",
             fix="give every entry a unique id",
         )
     seen[ident] = line
@@ -182,6 +202,9 @@ def _reject_unknown(path: Path, line: int, obj: dict, allowed: set[str]) -> None
     unknown = sorted(set(obj) - allowed)
     if unknown:
         raise DataError(
-            path, f"unknown field {unknown[0]!r}", line=line, field=unknown[0],
+            path,
+            f"unknown field {unknown[0]!r}",
+            line=line,
+            field=unknown[0],
             fix=f"allowed fields are {', '.join(sorted(allowed))}",
         )

@@ -30,7 +30,10 @@ def rrf(
     # (n_queries, width): every (item, contribution) pair of every run, side by side
     items = np.concatenate(runs, axis=1)
     contrib = np.concatenate(
-        [np.broadcast_to(w / (k_rrf + np.arange(1, r.shape[1] + 1)), r.shape) for r, w in zip(runs, weights, strict=True)],
+        [
+            np.broadcast_to(w / (k_rrf + np.arange(1, r.shape[1] + 1)), r.shape)
+            for r, w in zip(runs, weights, strict=True)
+        ],
         axis=1,
     )
     out_idx = np.full((n_queries, width), -1, dtype=np.int64)

@@ -17,7 +17,9 @@ HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 def write_run(result: RunResult, out_dir: Path) -> dict:
     """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8")
+    (out_dir / "config.yaml").write_text(
+        OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8"
+    )
     payload = metrics_payload(result)
     (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     table = result.evaluation.per_question.copy()

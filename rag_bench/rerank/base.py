@@ -8,7 +8,6 @@ from typing import Protocol
 import numpy as np
 
 
-
 class Reranker(Protocol):
     """Scores passages for a question; higher is more relevant."""
 
@@ -38,5 +37,3 @@ def rerank(
         out[q, : head.size] = head[order]
         scores[q, : head.size] = values[order]
     return out, scores
-
-

@@ -28,8 +28,13 @@ class Evaluation:
 
 
 def evaluate(
-    dataset: Dataset, chunks: Sequence[Chunk], ranked: np.ndarray, ks: Sequence[int], tau: float,
-    resamples: int = 1000, seed: int = 0,
+    dataset: Dataset,
+    chunks: Sequence[Chunk],
+    ranked: np.ndarray,
+    ks: Sequence[int],
+    tau: float,
+    resamples: int = 1000,
+    seed: int = 0,
 ) -> Evaluation:
     """Span metrics of each question's ranking (``ranked``: (n_questions, width), -1 padded)."""
     locator = ChunkLocator(chunks)

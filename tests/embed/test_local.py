@@ -1,0 +1,44 @@
+import hashlib
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from rag_bench.embed.local import MAX_TOKENS, TOKENIZER_SHA256, MiniLMEmbedder, load_tokenizer
+
+
+@pytest.fixture(scope="module")
+def model():
+    return MiniLMEmbedder(threads=1)
+
+
+def test_bundled_tokenizer_is_the_pinned_file():
+    blob = resources.files("rag_bench.embed").joinpath("data/all-MiniLM-L6-v2/tokenizer.json").read_bytes()
+    assert hashlib.sha256(blob).hexdigest() == TOKENIZER_SHA256
+
+
+def test_padding_is_off_and_truncation_is_256():
+    tokenizer = load_tokenizer(MAX_TOKENS)
+    assert len(tokenizer.encode("hello world").ids) == 4  # [CLS] hello world [SEP], not padded to 128
+    assert len(tokenizer.encode("word " * 1000).ids) == 256
+
+
+def test_vectors_are_unit_length_and_similar_texts_are_closer(model):
+    v = model.embed(["The cat sits on the mat.", "A cat is sitting on a mat.", "Quarterly revenue rose."])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.3
+
+
+def test_batching_does_not_change_vectors(model):
+    texts = [f"sentence number {i} about topic {i % 3}" for i in range(40)]
+    together = model.embed(texts)
+    alone = np.stack([model.embed([t])[0] for t in texts[:3]])
+    np.testing.assert_allclose(together[:3], alone, atol=1e-5)
+
+
+def test_token_counts_and_spans(model):
+    assert model.count_tokens(["hello world", "word " * 300]).tolist() == [4, 302]
+    text = "Incident INC-2023-Q4-011"
+    spans = model.token_spans(text)
+    assert spans[0].tolist() == [0, 8] and spans[-1][1] == len(text)

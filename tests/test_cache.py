@@ -1,0 +1,99 @@
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rag_bench.cache import DiskCache, digest
+from rag_bench.embed.store import COMMIT_EVERY, VectorStore, embed_cached
+from rag_bench.testing import FakeEmbedder
+
+
+def test_roundtrip_and_get_or_compute(tmp_path):
+    cache = DiskCache(tmp_path)
+    assert cache.get("ns", "ab12") is None
+    cache.put("ns", "ab12", b"payload")
+    assert cache.get("ns", "ab12") == b"payload"
+    calls = []
+    value, cached = cache.get_or_compute("obj", digest("k", 1), lambda: calls.append(1) or {"x": [1, 2]})
+    again, cached_again = cache.get_or_compute("obj", digest("k", 1), lambda: calls.append(1) or {})
+    assert (value, cached, again, cached_again, len(calls)) == ({"x": [1, 2]}, False, {"x": [1, 2]}, True, 1)
+
+
+def test_digest_separates_parts():
+    assert digest("ab", "c") != digest("a", "bc")
+
+
+def test_corrupt_entry_is_detected_dropped_and_recomputed(tmp_path):
+    cache = DiskCache(tmp_path)
+    cache.put("ns", "cafe", b"0123456789")
+    path = cache.path("ns", "cafe")
+    blob = bytearray(path.read_bytes())
+    blob[-1] ^= 0xFF  # flip one payload byte
+    path.write_bytes(bytes(blob))
+    assert cache.get("ns", "cafe") is None
+    assert cache.corrupt == 1 and not path.exists()
+    cache.put("ns", "cafe", b"0123456789")
+    path.write_bytes(path.read_bytes()[:20])  # truncated write
+    assert list(cache.entries("ns")) == [] and cache.corrupt == 2
+
+
+WRITER = """
+import sys
+from rag_bench.cache import DiskCache
+cache = DiskCache(sys.argv[1])
+for i in range(300):
+    cache.put("ns", f"{i % 10:02d}key", (f"value-{i % 10}" * 1000).encode())
+"""
+
+
+def test_concurrent_writers_never_leave_a_torn_entry(tmp_path):
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)]) for _ in range(4)]
+    reader = DiskCache(tmp_path)
+    while any(p.poll() is None for p in procs):
+        for key, payload in reader.entries("ns"):  # read while they write
+            assert payload == (f"value-{int(key[:2])}" * 1000).encode()
+    for p in procs:
+        assert p.wait(timeout=60) == 0
+    assert reader.corrupt == 0
+    assert len(list(reader.entries("ns"))) == 10
+    assert not list((tmp_path / "ns").glob("*/.tmp-*"))
+
+
+class FailingEmbedder(FakeEmbedder):
+    """Fails on its n-th call, like a run killed mid-embedding."""
+
+    def __init__(self, fail_on: int) -> None:
+        super().__init__(16)
+        self.fail_on = fail_on
+
+    def embed(self, texts, input_type="document"):
+        if len(self.calls) + 1 == self.fail_on:
+            raise KeyboardInterrupt
+        return super().embed(texts, input_type)
+
+
+def test_finished_batches_survive_an_interrupted_run(tmp_path):
+    texts = [f"text number {i}" for i in range(3 * COMMIT_EVERY + 5)]
+    failing = FailingEmbedder(fail_on=3)
+    with pytest.raises(KeyboardInterrupt):
+        embed_cached(
+            failing, VectorStore(DiskCache(tmp_path), failing.name, 16, "document"), texts, "document"
+        )
+    fresh = FakeEmbedder(16)
+    vectors, stats = embed_cached(
+        fresh, VectorStore(DiskCache(tmp_path), fresh.name, 16, "document"), texts, "document"
+    )
+    assert stats.embedded == len(texts) - 2 * COMMIT_EVERY and stats.cache_hits == 2 * COMMIT_EVERY
+    np.testing.assert_array_equal(vectors, FakeEmbedder(16).embed(texts))
+
+
+def test_each_distinct_text_is_embedded_once(tmp_path):
+    fake = FakeEmbedder(16)
+    store = VectorStore(DiskCache(tmp_path), fake.name, 16, "query")
+    _, stats = embed_cached(fake, store, ["a", "b", "a"], "query")
+    assert (stats.embedded, stats.cache_hits, fake.calls) == (2, 1, [(2, "query")])
+    _, stats = embed_cached(
+        fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "query"), ["b", "a"], "query"
+    )
+    assert (stats.embedded, stats.cache_hits) == (0, 2)

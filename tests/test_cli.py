@@ -1,0 +1,107 @@
+"""End to end: the real ``rag-bench`` command, real Hydra, real files."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rag_bench.cache import DiskCache
+
+
+def rag_bench(*args, cache, cwd=None):
+    env = {**os.environ, "RAG_BENCH_CACHE": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "rag_bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("mode", ["bm25", "dense", "hybrid"])
+def test_each_retrieval_mode_writes_every_output(tmp_path, mode):
+    out = tmp_path / "run"
+    done = rag_bench("embedder=fake", f"retrieval={mode}", f"hydra.run.dir={out}", cache=tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    assert "recall@5" in done.stdout and str(out) in done.stdout
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["n_questions"] == 40 and metrics["n_unlabelled"] == 0
+    for name in ("recall@5", "ndcg@10", "mrr@10", "hit@1", "coverage@5", "iou@20", "precision_omega"):
+        assert 0 <= metrics["metrics"][name] <= 1
+        low, high = metrics["ci95"][name]
+        assert low <= metrics["metrics"][name] <= high
+    stats = metrics["stats"]
+    assert stats["chunks"] > 10 and set(stats["seconds"]) >= {"load", "chunk", "fuse", "score"}
+    assert stats["embedded"] == (0 if mode == "bm25" else stats["chunks"] + 40 - stats["cache_hits"])
+    with (out / "per_question.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 40 and {"question_id", "first_hit_rank", "recall@10", "top_chunks"} <= set(rows[0])
+    assert json.loads(rows[0]["top_chunks"])[0].startswith("annual-report.md:")
+    trec = (out / "run.trec").read_text().splitlines()
+    qid, q0, chunk_id, rank, score, tag = trec[0].split()
+    assert (q0, rank, tag) == ("Q0", "1", "rag-bench") and qid == rows[0]["question_id"]
+    assert (out / "config.yaml").is_file() and (out / ".hydra" / "overrides.yaml").is_file()
+
+
+def test_second_identical_run_embeds_nothing(tmp_path):
+    first = rag_bench("embedder=fake", f"hydra.run.dir={tmp_path / 'a'}", cache=tmp_path / "cache")
+    second = rag_bench("embedder=fake", f"hydra.run.dir={tmp_path / 'b'}", cache=tmp_path / "cache")
+    assert first.returncode == second.returncode == 0
+    a = json.loads((tmp_path / "a" / "metrics.json").read_text())
+    b = json.loads((tmp_path / "b" / "metrics.json").read_text())
+    assert a["stats"]["embedded"] > 0 and b["stats"]["embedded"] == 0
+    assert b["stats"]["chunks_cached"] and b["metrics"] == a["metrics"]
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("chunker.overlap=900", "chunker.overlap (900) must be smaller than chunker.size (800)"),
+        (
+            "retrieval=foo",
+            "Could not find 'retrieval/foo' Available options in 'retrieval': bm25, dense, hybrid",
+        ),
+        ("retrieval.mode=foo", "retrieval.mode ('foo') must be one of: bm25, dense, hybrid"),
+        ("chunker.sise=3", "Key 'sise' not in 'ChunkerConfig'"),
+        ("ks=[0,5]", "ks ([0, 5]) must be a non-empty list of positive cut-offs"),
+        ("dataset.name=nope", "dataset.name ('nope') is not a bundled dataset"),
+    ],
+)
+def test_config_errors_are_one_line_and_exit_2(tmp_path, override, expected):
+    done = rag_bench("embedder=fake", override, f"hydra.run.dir={tmp_path / 'run'}", cache=tmp_path / "cache")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("rag-bench: error: ") and expected in done.stderr
+    assert not (tmp_path / "run" / "metrics.json").exists()
+
+
+def test_bad_dataset_fails_cleanly_and_leaves_the_cache_intact(tmp_path):
+    cache = tmp_path / "cache"
+    assert rag_bench("embedder=fake", f"hydra.run.dir={tmp_path / 'ok'}", cache=cache).returncode == 0
+    before = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "documents.jsonl").write_text('{"id": "d", "text": "some text"}\n')
+    (data / "questions.jsonl").write_text(
+        '{"id": "q", "question": "?", "evidence": [{"doc_id": "d", "text": "zzz"}]}\n'
+    )
+    done = rag_bench(
+        "embedder=fake", f"dataset.path={data}", f"hydra.run.dir={tmp_path / 'bad'}", cache=cache
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        f"{data / 'questions.jsonl'}:1: evidence[0].text: excerpt 'zzz' not found in document 'd'"
+        in done.stderr
+    )
+    after = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    assert after == before
+    reader = DiskCache(cache)
+    assert all(
+        len(list(reader.entries(ns.relative_to(cache).as_posix()))) for ns in cache.glob("vectors/*/*/*")
+    )
+    assert reader.corrupt == 0
