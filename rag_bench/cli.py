@@ -51,32 +51,39 @@ def run_hydra(argv: list[str]) -> None:
     from rag_bench.data.bundled import project_folder
 
     register()
-    entered = False
-    real_stderr, held = sys.stderr, io.StringIO()
-
-    @hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
-    def task(cfg):
-        nonlocal entered
-        if not entered:
-            entered = True
-            sys.stderr = real_stderr
-        return run_job(cfg)
-
+    main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
     sys.argv = [sys.argv[0], *argv]
+    real_stderr, held = sys.stderr, io.StringIO()
+    _JOB_STARTED.clear()
+    _REAL_STDERR[:] = [real_stderr]
     sys.stderr = held  # hold Hydra's own messages until a job starts
     try:
-        task()
+        main_function(task)()
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
-        if exc.code == 1 and not entered:
+        if exc.code == 1 and not _JOB_STARTED:
             print(f"rag-bench: error: {condense(held.getvalue())}", file=real_stderr)
             held = io.StringIO()
             sys.exit(USAGE_ERROR)
         raise
     finally:
-        sys.stderr = real_stderr
-        if not entered:
+        if not _JOB_STARTED:
+            sys.stderr = real_stderr
             real_stderr.write(held.getvalue())
+
+
+# Set once a job starts in this process. Module-level (not a closure) so that launchers
+# which pickle the task function (joblib, submitit) can send it to other processes.
+_JOB_STARTED: list[bool] = []
+_REAL_STDERR: list = []
+
+
+def task(cfg) -> float:
+    """The Hydra task: release held stderr, then run one job."""
+    if not _JOB_STARTED:
+        _JOB_STARTED.append(True)
+        sys.stderr = _REAL_STDERR[0] if _REAL_STDERR else sys.__stderr__
+    return run_job(cfg)
 
 
 def condense(message: str) -> str:
@@ -97,21 +104,31 @@ def condense(message: str) -> str:
     return " ".join(parts).rstrip(",")
 
 
-def run_job(cfg) -> dict:
-    """One Hydra job: validate, run, write outputs into Hydra's output folder, print the table."""
+def run_job(cfg) -> float:
+    """One Hydra job: validate, run, write outputs into Hydra's output folder, print the table.
+
+    Returns the objective metric, which Hydra's optimising sweepers (Optuna) maximise. In a
+    multirun, a point whose folder already holds finished outputs of the same config is skipped,
+    so rerunning a sweep into the same folder resumes it.
+    """
     from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
 
     from rag_bench.config import validate
     from rag_bench.pipeline import run
-    from rag_bench.report.run_outputs import console_table, write_run
+    from rag_bench.report.run_outputs import console_table, finished, write_run
 
+    hydra_cfg = HydraConfig.get()
+    out_dir = Path(hydra_cfg.runtime.output_dir)
     try:
         config = validate(cfg)
-        result = run(config)
-        out_dir = Path(HydraConfig.get().runtime.output_dir)
-        payload = write_run(result, out_dir)
+        payload = finished(out_dir, config) if hydra_cfg.mode == RunMode.MULTIRUN else None
+        if payload is not None:
+            print(f"skipped: {out_dir} already holds this point's results")
+            return payload["metrics"][config.objective]
+        payload = write_run(run(config), out_dir)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))
     print(f"outputs: {out_dir}")
-    return payload
+    return payload["metrics"][config.objective]

@@ -6,25 +6,24 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import DiskCache, default_cache_dir, digest
+from rag_bench.cache import digest
 from rag_bench.chunk.base import Chunker, RangeChunker
 from rag_bench.config import ChunkerConfig, Config
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.registry import build_embedder
-from rag_bench.embed.store import EmbedStats, VectorStore, embed_cached
 from rag_bench.fuse.rrf import rrf
-from rag_bench.index.analyzers import get_analyzer
-from rag_bench.index.bm25 import BM25Index
-from rag_bench.index.dense import DenseIndex
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
+from rag_bench.retrieve import Candidates, Corpus, bm25_candidates, dense_candidates
 from rag_bench.score.evaluate import Evaluation, evaluate
-from rag_bench.types import Chunk, Dataset
+from rag_bench.types import Dataset
+from rag_bench.workspace import Workspace, workspace
 
 INDEXES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("bm25", "dense")}
 
@@ -34,11 +33,12 @@ class Stats:
     """What a run computed and what it reused, and how long each stage took."""
 
     chunks: int = 0
-    chunks_cached: bool = False
+    mean_chunk_chars: float = 0.0
     embedded: int = 0  # texts newly embedded (documents and queries)
     cache_hits: int = 0  # texts whose vectors came from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
     index_bytes: int = 0
+    reused: dict[str, bool] = field(default_factory=dict)  # stage -> served from the cache
     seconds: dict[str, float] = field(default_factory=dict)
 
     @contextmanager
@@ -47,11 +47,7 @@ class Stats:
         try:
             yield
         finally:
-            self.seconds[name] = round(self.seconds.get(name, 0.0) + time.perf_counter() - start, 4)
-
-    def add_embedding(self, stats: EmbedStats) -> None:
-        self.embedded += stats.embedded
-        self.cache_hits += stats.cache_hits
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
 
 
 @dataclass
@@ -60,41 +56,65 @@ class RunResult:
 
     config: Config
     dataset: Dataset
-    chunks: list[Chunk]
+    corpus: Corpus
     ranked: np.ndarray  # (n_questions, width) chunk indices, best first, -1 padded
     scores: np.ndarray  # (n_questions, width) final scores
     evaluation: Evaluation
     stats: Stats
 
+    @property
+    def chunks(self):
+        return self.corpus.chunks
+
 
 def run(cfg: Config) -> RunResult:
     """Run the pipeline that ``cfg`` describes and score it."""
     stats = Stats()
-    cache = DiskCache(cfg.cache_dir or default_cache_dir())
+    ws = workspace(cfg.cache_dir)
     with stats.stage("load"):
-        dataset = load_dataset(dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
-    embedder = build_embedder(cfg.embedder)
+        dataset = load(ws, dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
+        embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
+        reranker = build_reranker(cfg.reranker)
     with stats.stage("chunk"):
-        chunks, stats.chunks_cached = chunk_dataset(dataset, cfg.chunker, embedder, cache)
-    stats.chunks = len(chunks)
-    passages = [c.indexed_text for c in chunks]
+        corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder)
+    stats.chunks = len(corpus.chunks)
+    stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     questions = [q.text for q in dataset.questions]
-    runs = []
-    for index in INDEXES[cfg.retrieval.mode]:
-        with stats.stage(index):
-            runs.append(SEARCHERS[index](cfg, passages, questions, embedder, cache, stats))
+    runs = [first_stage(index, ws, cfg, embedder, corpus, questions, stats) for index in INDEXES[cfg.retrieval.mode]]
     with stats.stage("fuse"):
         if len(runs) == 1:
-            ranked, scores = runs[0]
+            ranked, scores = runs[0].indices, runs[0].scores
         else:
-            ranked, scores = rrf([r[0] for r in runs], cfg.retrieval.k_rrf, cfg.retrieval.weights)
-    reranker = build_reranker(cfg.reranker)
+            ranked, scores = rrf([r.indices for r in runs], cfg.retrieval.k_rrf, cfg.retrieval.weights)
     if reranker is not None:
         with stats.stage("rerank"):
-            ranked, scores = rerank(ranked, questions, passages, reranker, cfg.reranker.depth)
+            ranked, scores = rerank(ranked, questions, corpus.passages, reranker, cfg.reranker.depth)
     with stats.stage("score"):
-        evaluation = evaluate(dataset, chunks, ranked, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
-    return RunResult(cfg, dataset, chunks, ranked, scores, evaluation, stats)
+        evaluation = evaluate(dataset, corpus.chunks, ranked, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
+    stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
+    return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)
+
+
+def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidates:
+    """Candidates from one index (``bm25`` or ``dense``), with their cost added to ``stats``."""
+    with stats.stage(index):
+        if index == "bm25":
+            found, cached = bm25_candidates(ws, cfg, corpus, questions)
+        else:
+            found, cached = dense_candidates(ws, cfg, embedder, corpus, questions)
+            stats.truncated = count_truncated(ws, embedder, corpus)
+    stats.reused[index] = cached
+    stats.index_bytes += found.index_bytes
+    if not cached:
+        stats.embedded += found.embedded.embedded
+        stats.cache_hits += found.embedded.cache_hits
+    return found
+
+
+def load(ws: Workspace, folder: Path, name: str) -> Dataset:
+    """The dataset in ``folder``, loaded once per process while its files are unchanged."""
+    files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
+    return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
 
 
 def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
@@ -110,38 +130,23 @@ def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
     )
 
 
-def chunk_dataset(dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, cache: DiskCache):
-    """All chunks of the dataset in corpus order, reused from the cache when unchanged."""
+def chunk_dataset(ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder) -> tuple[Corpus, bool]:
+    """All chunks of the dataset in corpus order, and whether they came from the cache."""
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
     tokenizer = embedder.name if cfg.unit == "tokens" else None
     key = digest("chunks", fingerprint, asdict(cfg), tokenizer)
-    chunker = build_chunker(cfg, embedder)
-    return cache.get_or_compute(
-        "chunks", key, lambda: [c for d in dataset.documents for c in chunker.split(d)]
-    )
+
+    def compute():
+        chunker = build_chunker(cfg, embedder)
+        return [c for d in dataset.documents for c in chunker.split(d)]
+
+    chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
+    return Corpus(key, chunks), cached
 
 
-def search_bm25(cfg: Config, passages, questions, embedder, cache, stats):
-    """BM25 candidates for every question: (n_questions, depth) indices and scores."""
-    analyze = get_analyzer(cfg.retrieval.analyzer)
-    index = BM25Index.build([analyze(p) for p in passages], k1=cfg.retrieval.k1, b=cfg.retrieval.b)
-    stats.index_bytes += index.nbytes
-    return index.search([analyze(q) for q in questions], cfg.retrieval.depth)
-
-
-def search_dense(cfg: Config, passages, questions, embedder, cache, stats):
-    """Dense candidates: chunks embedded in document mode, questions in query mode."""
-    docs = VectorStore(cache, embedder.name, embedder.dimension, "document")
-    vectors, doc_stats = embed_cached(embedder, docs, passages, "document", "embedding chunks")
-    queries = VectorStore(cache, embedder.name, embedder.dimension, "query")
-    qvectors, query_stats = embed_cached(embedder, queries, questions, "query", "embedding questions")
-    stats.add_embedding(doc_stats)
-    stats.add_embedding(query_stats)
-    if hasattr(embedder, "count_tokens"):
-        stats.truncated = int((embedder.count_tokens(passages) > embedder.max_tokens).sum())
-    index = DenseIndex(vectors)
-    stats.index_bytes += index.nbytes
-    return index.search(qvectors, cfg.retrieval.depth)
-
-
-SEARCHERS = {"bm25": search_bm25, "dense": search_dense}
+def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:
+    """Chunks whose indexed text exceeds the embedder's input limit (0 when it cannot count)."""
+    if not hasattr(embedder, "count_tokens"):
+        return 0
+    key = digest("truncated", corpus.key, embedder.name)
+    return ws.remember("truncated", key, lambda: int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum()))

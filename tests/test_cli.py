@@ -55,7 +55,8 @@ def test_second_identical_run_embeds_nothing(tmp_path):
     a = json.loads((tmp_path / "a" / "metrics.json").read_text())
     b = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert a["stats"]["embedded"] > 0 and b["stats"]["embedded"] == 0
-    assert b["stats"]["chunks_cached"] and b["metrics"] == a["metrics"]
+    assert b["stats"]["reused"] == {"chunks": True, "bm25": True, "dense": True}
+    assert not any(a["stats"]["reused"].values()) and b["metrics"] == a["metrics"]
 
 
 @pytest.mark.parametrize(

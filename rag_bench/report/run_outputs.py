@@ -21,12 +21,29 @@ def write_run(result: RunResult, out_dir: Path) -> dict:
         OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8"
     )
     payload = metrics_payload(result)
-    (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     table = result.evaluation.per_question.copy()
     table["top_chunks"] = table["top_chunks"].map(json.dumps)
     table.to_csv(out_dir / "per_question.csv", index=False)
     write_trec(result, out_dir / "run.trec")
+    # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
+    (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return payload
+
+
+def config_yaml(config) -> str:
+    """The resolved configuration as written to ``config.yaml``."""
+    return OmegaConf.to_yaml(OmegaConf.structured(config))
+
+
+def finished(out_dir: Path, config) -> dict | None:
+    """The metrics of an earlier run of exactly ``config`` in ``out_dir``, or None."""
+    metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
+    if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_yaml(config):
+        return None
+    try:
+        return json.loads(metrics.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
 
 
 def metrics_payload(result: RunResult) -> dict:

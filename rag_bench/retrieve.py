@@ -1,0 +1,101 @@
+"""First-stage retrieval: BM25 and dense candidates for every question, reused when unchanged.
+
+Candidate lists are keyed by what they depend on (DESIGN section 5): the chunks, the
+questions and the index settings. A hit skips the index build and the embedding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.cache import digest
+from rag_bench.config import Config
+from rag_bench.embed.base import Embedder
+from rag_bench.embed.dimension import PCA, truncate
+from rag_bench.embed.store import EmbedStats, embed_cached
+from rag_bench.errors import ConfigError
+from rag_bench.index.analyzers import get_analyzer
+from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.dense import DenseIndex
+from rag_bench.types import Chunk
+from rag_bench.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The chunks of one dataset under one chunker, and the key that names them."""
+
+    key: str
+    chunks: list[Chunk]
+
+    @property
+    def passages(self) -> list[str]:
+        return [c.indexed_text for c in self.chunks]
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Ranked candidates of one index: (n_questions, depth) chunk indices (-1 padded) and scores."""
+
+    indices: np.ndarray
+    scores: np.ndarray
+    index_bytes: int
+    embedded: EmbedStats
+
+
+def bm25_candidates(ws: Workspace, cfg: Config, corpus: Corpus, questions: Sequence[str]) -> tuple[Candidates, bool]:
+    """BM25 top ``retrieval.depth`` per question, and whether it came from the cache."""
+    r = cfg.retrieval
+    index_key = digest("bm25-index", corpus.key, r.analyzer, r.k1, r.b)
+
+    def compute() -> Candidates:
+        analyze = get_analyzer(r.analyzer)
+        index = ws.remember(
+            "bm25", index_key, lambda: BM25Index.build([analyze(p) for p in corpus.passages], k1=r.k1, b=r.b)
+        )
+        idx, scores = index.search([analyze(q) for q in questions], r.depth)
+        return Candidates(idx, scores, index.nbytes, EmbedStats())
+
+    return ws.cache.get_or_compute("candidates", digest("bm25", index_key, list(questions), r.depth), compute)
+
+
+def dense_candidates(
+    ws: Workspace, cfg: Config, embedder: Embedder, corpus: Corpus, questions: Sequence[str]
+) -> tuple[Candidates, bool]:
+    """Exact dense top ``retrieval.depth`` per question, and whether it came from the cache."""
+    target = cfg.embedder.dimension or embedder.dimension
+    if target > embedder.dimension:
+        raise ConfigError(
+            f"embedder.dimension ({target}) exceeds the native dimension ({embedder.dimension}) of {embedder.name}"
+        )
+    key = digest("dense", corpus.key, embedder.name, embedder.dimension, target, list(questions), cfg.retrieval.depth)
+
+    def compute() -> Candidates:
+        docs, doc_stats = embed_cached(
+            embedder, ws.store(embedder, "document"), corpus.passages, "document", "embedding chunks"
+        )
+        queries, query_stats = embed_cached(
+            embedder, ws.store(embedder, "query"), list(questions), "query", "embedding questions"
+        )
+        docs, queries = reduce_dimension(embedder, docs, queries, target)
+        index = DenseIndex(docs)
+        idx, scores = index.search(queries, cfg.retrieval.depth)
+        stats = EmbedStats(doc_stats.embedded + query_stats.embedded, doc_stats.cache_hits + query_stats.cache_hits)
+        return Candidates(idx, scores, index.nbytes, stats)
+
+    return ws.cache.get_or_compute("candidates", key, compute)
+
+
+def reduce_dimension(
+    embedder: Embedder, docs: np.ndarray, queries: np.ndarray, target: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Document and query vectors at ``target`` dimensions (unchanged at the native one)."""
+    if target == docs.shape[1]:
+        return docs, queries
+    if getattr(embedder, "matryoshka", False):
+        return truncate(docs, target), truncate(queries, target)
+    pca = PCA.fit(docs, target)
+    return pca.apply(docs), pca.apply(queries)

@@ -1,0 +1,57 @@
+"""Work reused across runs: in memory within one process, on disk across processes.
+
+A Hydra sweep on the basic launcher runs every point in one process, so the loaded
+dataset, embedder sessions, vector stores and BM25 indexes are kept here between
+points; everything expensive is also in the disk cache, so parallel launchers and
+later runs reuse it too (DESIGN section 5).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from rag_bench.cache import DiskCache, default_cache_dir, digest
+from rag_bench.embed.base import Embedder
+from rag_bench.embed.store import VectorStore
+
+T = TypeVar("T")
+KEEP = 8  # large objects (indexes) kept per kind
+
+
+class Workspace:
+    """In-process memo in front of one disk cache."""
+
+    def __init__(self, cache: DiskCache) -> None:
+        self.cache = cache
+        self._memo: dict[str, OrderedDict[str, object]] = {}
+
+    def remember(self, kind: str, key: str, build: Callable[[], T]) -> T:
+        """The object built for ``key`` earlier in this process, else ``build()`` (kept, LRU)."""
+        memo = self._memo.setdefault(kind, OrderedDict())
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]  # type: ignore[return-value]
+        value = build()
+        memo[key] = value
+        if len(memo) > KEEP:
+            memo.popitem(last=False)
+        return value
+
+    def store(self, embedder: Embedder, input_type: str) -> VectorStore:
+        """The vector store of an embedder's native vectors (one per process and namespace)."""
+        key = digest(embedder.name, embedder.dimension, input_type)
+        return self.remember("store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type))
+
+
+_WORKSPACES: dict[Path, Workspace] = {}
+
+
+def workspace(cache_dir: str | None) -> Workspace:
+    """The process's workspace for a cache folder (``None``: the default folder)."""
+    root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    if root not in _WORKSPACES:
+        _WORKSPACES[root] = Workspace(DiskCache(root))
+    return _WORKSPACES[root]
