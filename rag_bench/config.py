@@ -128,8 +128,12 @@ class Config:
     cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
     seed: int = 0  # bootstrap seed
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals
+    objective: str = "ndcg@10"  # the metric a run returns to Hydra sweepers (Optuna maximises it)
 
     def __post_init__(self) -> None:
+        from rag_bench.score.names import parse_metric
+
+        parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
         if not 0 <= self.tau <= 1:
