@@ -1,0 +1,142 @@
+"""Render gate and compare results: Markdown (stdout, GitHub step summary) and JUnit XML."""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+
+from rag_bench.gate.compare import Comparison
+from rag_bench.gate.gate import FLIP_K, Flip, GateResult, Verdict
+from rag_bench.gate.runs import format_rank
+
+TEXT_WIDTH = 100  # question text is cut to this many characters in tables
+VERDICT_TEXT = {
+    "no drop": "pass: no drop",
+    "within margin": "pass: within margin",
+    "not significant": "pass: drop not significant",
+    "regression": "**FAIL**: regression",
+}
+
+
+def gate_markdown(result: GateResult) -> str:
+    """The verdict table, then the questions that flipped at each k."""
+    failed = [v for v in result.verdicts if v.regressed]
+    head = "PASS" if result.passed else f"FAIL ({len(failed)} of {len(result.verdicts)} metrics regressed)"
+    lines = [
+        f"### rag-bench gate: {head}",
+        "",
+        f"Baseline `{result.baseline}` vs current `{result.current}` on {result.n_questions} labelled questions. "
+        f"A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
+        f"gives p < {result.alpha:g}.",
+        "",
+        "| metric | baseline | current | delta | 95% interval of delta | p-value | max drop | verdict |",
+        "|---|---:|---:|---:|---|---:|---:|---|",
+    ]
+    lines += [_verdict_row(v) for v in result.verdicts]
+    for k, flips in result.flips.items():
+        lines += ["", *_flip_table(k, flips)]
+    return "\n".join(lines) + "\n"
+
+
+def _verdict_row(v: Verdict) -> str:
+    return (
+        f"| {v.rule.metric} | {_num(v.baseline)} | {_num(v.current)} | {_signed(v.delta)} | "
+        f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}] | {_p(v.p_value)} | {v.rule.max_drop:.3f} | "
+        f"{VERDICT_TEXT[v.status]} |"
+    )
+
+
+def _flip_table(k: int, flips: tuple[Flip, ...]) -> list[str]:
+    lost = sum(f.lost for f in flips)
+    if not flips:
+        return [f"#### Flipped at hit@{k}: none"]
+    title = f"#### Flipped at hit@{k}: {lost} hit -> miss, {len(flips) - lost} miss -> hit"
+    rows = [
+        f"| {f.question_id} | {_cell(f.text)} | {format_rank(f.rank_before)} | {format_rank(f.rank_after)} | "
+        f"{'hit -> miss' if f.lost else 'miss -> hit'} |"
+        for f in flips
+    ]
+    return [
+        title,
+        "",
+        "| question | text | first hit rank before | after | change |",
+        "|---|---|---:|---:|---|",
+        *rows,
+    ]
+
+
+def gate_junit(result: GateResult) -> str:
+    """JUnit XML: one testcase per gated metric, a <failure> on each regression."""
+    failures = sum(v.regressed for v in result.verdicts)
+    counts = {"tests": str(len(result.verdicts)), "failures": str(failures), "errors": "0", "skipped": "0"}
+    root = ET.Element("testsuites", {"name": "rag-bench gate", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": "rag-bench gate", **counts})
+    for v in result.verdicts:
+        case = ET.SubElement(suite, "testcase", {"classname": "rag-bench.gate", "name": str(v.rule.metric)})
+        summary = (
+            f"{v.rule.metric}: baseline {_num(v.baseline)}, current {_num(v.current)}, delta {_signed(v.delta)} "
+            f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}], p {_p(v.p_value)}, max drop {v.rule.max_drop:.3f}: "
+            f"{v.status}"
+        )
+        if v.regressed:
+            failure = ET.SubElement(case, "failure", {"message": summary, "type": "regression"})
+            failure.text = _flip_text(result, v)
+        else:
+            ET.SubElement(case, "system-out").text = summary
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _flip_text(result: GateResult, v: Verdict) -> str:
+    k = v.rule.metric.k or FLIP_K
+    lost = [f for f in result.flips.get(k, ()) if f.lost]
+    lines = [f"{len(lost)} questions went from hit to miss at hit@{k}:"]
+    lines += [
+        f"{f.question_id} (rank {format_rank(f.rank_before)} -> {format_rank(f.rank_after)}) {f.text or ''}".rstrip()
+        for f in lost
+    ]
+    return "\n".join(lines)
+
+
+def compare_markdown(comparison: Comparison) -> str:
+    """One row per metric and run: mean, interval, and the paired test against the first run."""
+    first = comparison.runs[0]
+    lines = [
+        f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions",
+        "",
+        f"Each run vs `{first}`: two-sided paired sign-flip test; p (Holm) is corrected across the "
+        f"{len(comparison.runs) - 1} compared runs; * marks p (Holm) < {comparison.alpha:g}.",
+        "",
+        "| metric | run | mean | 95% interval | delta vs first | 95% interval of delta | p-value | p (Holm) |",
+        "|---|---|---:|---|---:|---|---:|---:|",
+    ]
+    for c in comparison.cells:
+        own = f"| {c.metric} | `{c.run}` | {_num(c.mean)} | [{_num(c.ci_low)}, {_num(c.ci_high)}] |"
+        if c.delta is None:
+            lines.append(own + " (reference) | | | |")
+            continue
+        star = " *" if c.p_holm is not None and c.p_holm < comparison.alpha else ""
+        lines.append(
+            own + f" {_signed(c.delta)} | [{_signed(c.delta_low)}, {_signed(c.delta_high)}] | "
+            f"{_p(c.p_value)} | {_p(c.p_holm)}{star} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _num(x: float) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
+
+
+def _signed(x: float) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:+.3f}"
+
+
+def _p(p: float) -> str:
+    return "n/a" if p is None or math.isnan(p) else ("<0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _cell(text: str | None) -> str:
+    if not text:
+        return ""
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 3] + "..."
