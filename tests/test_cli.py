@@ -14,7 +14,7 @@ from rag_bench.cache import DiskCache
 def rag_bench(*args, cache, cwd=None):
     env = {**os.environ, "RAG_BENCH_CACHE": str(cache)}
     return subprocess.run(
-        [sys.executable, "-m", "rag_bench", *args],
+        [sys.executable, "-m", "rag_bench", "dataset=annual-report", *args],
         capture_output=True,
         text=True,
         env=env,

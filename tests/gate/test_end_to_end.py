@@ -17,7 +17,9 @@ def rag_bench(*args, cwd, cache):
 def test_gate_fails_a_worse_configuration_and_lists_flipped_questions(tmp_path):
     cache, base, worse = tmp_path / "cache", tmp_path / "base", tmp_path / "worse"
     for run_dir, overrides in ((base, []), (worse, ["retrieval=bm25", "chunker.size=60"])):
-        done = rag_bench("embedder=fake", *overrides, f"hydra.run.dir={run_dir}", cwd=tmp_path, cache=cache)
+        done = rag_bench(
+            "embedder=fake", "dataset=annual-report", *overrides, f"hydra.run.dir={run_dir}", cwd=tmp_path, cache=cache
+        )
         assert done.returncode == 0, done.stderr
 
     same = rag_bench("gate", "--baseline", base, "--current", base, cwd=tmp_path, cache=cache)
