@@ -1,0 +1,1 @@
+"""Generation checks, separate from retrieval scoring: prompt -> answer -> checks -> attribution."""

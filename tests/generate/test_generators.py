@@ -1,0 +1,54 @@
+"""Every generator of the registry keeps the protocol: a name, a key, an Answer per prompt."""
+
+import json
+
+import pytest
+
+from rag_bench.errors import ConfigError
+from rag_bench.fakes.anthropic_server import FakeAnthropicServer
+from rag_bench.generate.base import Answer
+from rag_bench.generate.config import GeneratorConfig
+from rag_bench.generate.prompt import build_prompt
+from rag_bench.generate.registry import GENERATORS, build_generator
+from rag_bench.types import Chunk, Question
+
+PROMPT = build_prompt(
+    Question("q1", "What is the capital of France?"),
+    [Chunk("a", 0, 31, "The capital of France is Paris.")],
+)
+EXPECTED = '"The capital of France is Paris." [1]'
+
+
+@pytest.fixture(params=sorted(GENERATORS))
+def generator(request, tmp_path, monkeypatch):
+    name = request.param
+    if name == "extractive":
+        built = build_generator(GeneratorConfig(name="extractive"))
+        yield built
+    elif name == "replay":
+        path = tmp_path / "answers.jsonl"
+        path.write_text(json.dumps({"question_id": "q1", "answer": EXPECTED}) + "\n")
+        built = build_generator(GeneratorConfig(name="replay", path=str(path)))
+        yield built
+    else:
+        pytest.importorskip("anthropic")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        with FakeAnthropicServer(default=EXPECTED) as server:
+            built = build_generator(GeneratorConfig(name="anthropic", model="m", base_url=server.base_url, timeout=5.0))
+            yield built
+    built.close()
+
+
+def test_protocol(generator):
+    answer = generator.answer(PROMPT)
+    assert isinstance(generator.name, str) and generator.name in GENERATORS
+    assert isinstance(generator.key, str) and generator.key.startswith(generator.name)
+    assert isinstance(answer, Answer)
+    assert (answer.text, answer.citations, answer.refused) == (EXPECTED, (1,), False)
+
+
+def test_unknown_name_and_replay_without_a_file():
+    with pytest.raises(ConfigError, match="generator.name \\('gpt'\\) must be one of: anthropic, extractive, replay"):
+        GeneratorConfig(name="gpt")
+    with pytest.raises(ConfigError, match="generator=replay needs the answers file"):
+        build_generator(GeneratorConfig(name="replay"))

@@ -1,0 +1,60 @@
+import csv
+import json
+
+import pytest
+
+from rag_bench.generate.config import GenerateConfig
+from rag_bench.generate.outputs import COLUMNS, write_generation
+from rag_bench.generate.run import check_generation
+
+
+@pytest.fixture
+def written(tiny_run, tmp_path):
+    result = check_generation(tiny_run, GenerateConfig(cache_dir=str(tmp_path / "cache")))
+    out = tmp_path / "out"
+    return write_generation(result, out), out
+
+
+def test_generation_json(written):
+    payload, out = written
+    assert json.loads((out / "generation.json").read_text()) == payload
+    assert payload["attribution"] == {"retrieval": 1, "generation": 0, "refusal": 0}
+    assert payload["attribution_by_category"] == {
+        "fact": {"questions": 2, "passed": 1, "retrieval": 1, "generation": 0, "refusal": 0},
+        "unanswerable": {"questions": 1, "passed": 1, "retrieval": 0, "generation": 0, "refusal": 0},
+        "all": {"questions": 3, "passed": 2, "retrieval": 1, "generation": 0, "refusal": 0},
+    }
+    counts = payload["counts"]
+    assert (counts["questions"], counts["answerable"], counts["unanswerable"]) == (3, 2, 1)
+    assert (counts["passed"], counts["refused"], counts["should_refuse"]) == (2, 2, 2)
+    assert (counts["generated"], counts["from_cache"]) == (3, 0)
+    agg = payload["aggregates"]
+    assert agg["pass_rate"] == pytest.approx(2 / 3)
+    assert agg["evidence_given"] == 0.5  # q1 yes, q2 no
+    assert agg["refusal_accuracy"] == 1.0
+    # q1 quotes "The capital of France is Paris." vs "Paris": contains 1, F1 = 2 * (1/5) / (1 + 1/5); q2 refused: 0
+    assert agg["contains"] == 0.5
+    assert agg["f1"] == pytest.approx((2 * 0.2 / 1.2) / 2)
+    assert payload["settings"]["generator"]["name"] == "extractive"
+    assert payload["settings"]["generator_key"] == "extractive/v1/threshold=0.5"
+
+
+def test_per_question_table(written):
+    _, out = written
+    with (out / "generation_per_question.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert tuple(rows[0]) == COLUMNS
+    assert [r["question_id"] for r in rows] == ["q1", "q2", "q3"]
+    assert json.loads(rows[0]["passages"]) == ["notes:a.md:0-51", "b.md:0-29"]
+    assert json.loads(rows[0]["evidence_passages"]) == [1] and json.loads(rows[0]["citations"]) == [1]
+    assert (rows[1]["attribution"], rows[1]["problem"]) == ("retrieval", "evidence not retrieved; refused")
+    assert (rows[2]["exact"], rows[2]["passed"], rows[2]["attribution"]) == ("", "True", "")
+
+
+def test_markdown_report(written):
+    _, out = written
+    text = (out / "generation.md").read_text()
+    assert "| category | questions | passed | retrieval | generation | refusal |" in text
+    assert "| all | 3 | 2 | 1 | 0 | 0 |" in text
+    assert "| q2 | retrieval | evidence not retrieved; refused |" in text
+    assert "| pass_rate | 0.667 |" in text
