@@ -85,9 +85,13 @@ class RetrievalConfig:
     analyzer: str = "identifier"
     k1: float = 1.5
     b: float = 0.75
+    bm25_variant: str = "okapi"  # okapi = rank-bm25's BM25Okapi scores; lucene = Lucene/Anserini's
 
     def __post_init__(self) -> None:
         from rag_bench.index.analyzers import ANALYZERS
+        from rag_bench.index.bm25 import VARIANTS
+
+        _one_of("retrieval.bm25_variant", self.bm25_variant, VARIANTS)
 
         _one_of("retrieval.mode", self.mode, RETRIEVAL_MODES)
         _one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))

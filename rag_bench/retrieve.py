@@ -49,12 +49,12 @@ class Candidates:
 def bm25_candidates(ws: Workspace, cfg: Config, corpus: Corpus, questions: Sequence[str]) -> tuple[Candidates, bool]:
     """BM25 top ``retrieval.depth`` per question, and whether it came from the cache."""
     r = cfg.retrieval
-    index_key = digest("bm25-index", corpus.key, r.analyzer, r.k1, r.b)
+    index_key = digest("bm25-index", corpus.key, r.analyzer, r.k1, r.b, r.bm25_variant)
 
     def compute() -> Candidates:
         analyze = get_analyzer(r.analyzer)
         index = ws.remember(
-            "bm25", index_key, lambda: BM25Index.build([analyze(p) for p in corpus.passages], k1=r.k1, b=r.b)
+            "bm25", index_key, lambda: BM25Index.build([analyze(p) for p in corpus.passages], k1=r.k1, b=r.b, variant=r.bm25_variant)
         )
         idx, scores = index.search([analyze(q) for q in questions], r.depth)
         return Candidates(idx, scores, index.nbytes, EmbedStats())

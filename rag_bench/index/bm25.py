@@ -1,4 +1,4 @@
-"""Okapi BM25 over a CSR inverted index, scoring exactly as ``rank_bm25.BM25Okapi``."""
+"""BM25 over a CSR inverted index: rank-bm25's BM25Okapi exactly, or Lucene's variant (Anserini)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ class BM25Index:
     per-document sums in query order reproduce ``BM25Okapi.get_scores`` bit for bit.
     One divergence: where rank-bm25 divides 0/0 for a document *without* the term
     (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
+
+    ``variant="lucene"`` scores as Lucene's BM25Similarity (Lucene 8+, used by Anserini):
+    idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), term weight idf * tf / (tf + k1*(1 - b +
+    b*dl/avgdl)) with no (k1 + 1) factor, and dl decoded from Lucene's one-byte length norm
+    (``lucene_length``), so long documents' lengths are rounded as Lucene rounds them.
     """
 
     def __init__(
@@ -50,10 +55,17 @@ class BM25Index:
 
     @classmethod
     def build(
-        cls, docs: Sequence[Sequence[str]], k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25
+        cls,
+        docs: Sequence[Sequence[str]],
+        k1: float = 1.5,
+        b: float = 0.75,
+        epsilon: float = 0.25,
+        variant: str = "okapi",
     ) -> BM25Index:
         """Index already-tokenized ``docs`` (each a sequence of terms)."""
         k1, b, epsilon = _check_params(k1, b, epsilon)
+        if variant not in VARIANTS:
+            raise ConfigError(f"retrieval.bm25_variant ({variant!r}) must be one of: {', '.join(VARIANTS)}")
         if isinstance(docs, str) or any(isinstance(doc, str) for doc in docs):
             raise TypeError("BM25Index.build needs tokenized docs (sequences of terms), not strings")
         n_docs = len(docs)
@@ -74,7 +86,10 @@ class BM25Index:
 
         # math.log (not np.log, whose SIMD loops may differ by an ulp), once per distinct df.
         distinct_df, df_slot = np.unique(df, return_inverse=True)
-        distinct_idf = [math.log(n_docs - f + 0.5) - math.log(f + 0.5) for f in distinct_df.tolist()]
+        if variant == "lucene":
+            distinct_idf = [math.log(1 + (n_docs - f + 0.5) / (f + 0.5)) for f in distinct_df.tolist()]
+        else:
+            distinct_idf = [math.log(n_docs - f + 0.5) - math.log(f + 0.5) for f in distinct_df.tolist()]
         raw_idf = np.array(distinct_idf, dtype=np.float64)[df_slot]  # (n_terms,)
         idf_sum = 0.0
         for value in raw_idf.tolist():  # sequential sum in first-appearance order, as rank-bm25
@@ -84,7 +99,10 @@ class BM25Index:
 
         avgdl = n_tokens / n_docs if n_docs else 0.0
         weights = np.empty(0, dtype=np.float64)
-        if n_tokens:
+        if n_tokens and variant == "lucene":
+            norm = k1 * (1 - b + b * lucene_length(doc_len) / avgdl)  # (n_docs,)
+            weights = raw_idf[post_term] * (tf / (tf + norm[post_doc]))  # (n_postings,)
+        elif n_tokens:
             # Same operations, in the same order, as BM25Okapi.get_scores.
             norm = k1 * (1 - b + b * doc_len / avgdl)  # (n_docs,)
             weights = idf[post_term] * (tf * (k1 + 1) / (tf + norm[post_doc]))  # (n_postings,)
@@ -165,6 +183,27 @@ class BM25Index:
             values[row, : len(top)] = top_scores
             acc[cand] = 0.0
         return indices, values
+
+
+VARIANTS = ("okapi", "lucene")
+_FREE = 24  # lengths below this are stored exactly by Lucene's SmallFloat.intToByte4
+
+
+def lucene_length(length: np.ndarray) -> np.ndarray:
+    """Document lengths as Lucene stores them: byte4ToInt(intToByte4(length)).
+
+    intToByte4 keeps lengths below 24 exactly; above, it keeps the top 4 significant bits
+    of (length - 24) as a tiny float (3 mantissa bits after the implicit one, and the shift).
+    Example: 100 -> 24 + 76 = 24 + 0b1001100 -> top 4 bits 1001, shift 3 -> 24 + 72 = 96.
+    """
+    length = np.asarray(length, dtype=np.int64)
+    rest = np.maximum(length - _FREE, 0)
+    bits = np.zeros_like(rest)
+    nonzero = rest > 0
+    bits[nonzero] = np.floor(np.log2(rest[nonzero])).astype(np.int64) + 1  # bit length
+    shift = np.maximum(bits - 4, 0)
+    decoded = (rest >> shift) << shift  # drop all but the top 4 significant bits
+    return np.where(length < _FREE, length, _FREE + decoded).astype(np.float64)
 
 
 def _check_params(k1: float, b: float, epsilon: float) -> tuple[float, float, float]:

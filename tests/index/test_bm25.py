@@ -184,3 +184,27 @@ def test_untokenized_input_is_rejected():
         BM25Index.build(["the cat sat"])
     with pytest.raises(TypeError, match="not a string"):
         BM25Index.build(CORPUS).scores("cat")
+
+
+def test_lucene_variant_by_hand():
+    import math
+
+    docs = [["a", "b"], ["a", "a", "c"], ["d"]]
+    index = BM25Index.build(docs, k1=0.9, b=0.4, variant="lucene")
+    avgdl = 6 / 3
+    idf_a = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    expected_doc1 = idf_a * 2 / (2 + 0.9 * (1 - 0.4 + 0.4 * 3 / avgdl))
+    assert index.scores(["a"])[1] == pytest.approx(expected_doc1, rel=1e-12)
+    assert index.scores(["zzz"]).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_lucene_length_norm_rounds_long_documents():
+    from rag_bench.index.bm25 import lucene_length
+
+    # below 24 exact; above, 24 + the top four significant bits of (length - 24)
+    assert lucene_length(np.array([0, 23, 24, 31, 100, 1000])).tolist() == [0, 23, 24, 31, 96, 984]
+
+
+def test_unknown_variant_is_a_config_error():
+    with pytest.raises(ConfigError, match="bm25_variant"):
+        BM25Index.build([["a"]], variant="bm42")
