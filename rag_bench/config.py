@@ -67,13 +67,24 @@ class EmbedderConfig:
     model: str | None = None
     dimension: int | None = None  # None = the model's native dimension
     base_url: str | None = None
+    # API embedders (voyage) only; rag_bench/services.py says what each does
+    batch_size: int = 128  # texts per request (the Voyage API takes at most 1000)
+    max_tokens_per_batch: int | None = None  # None = the model's documented limit per request
+    concurrency: int = 4  # requests in flight at once
+    max_retries: int = 5  # retries of a request after a 429, 5xx, timeout or dropped connection
+    backoff_s: float = 1.0  # first retry waits about this long, doubling up to 30 s
+    timeout_s: float = 60.0  # per request
+    max_total_s: float = 300.0  # per request, retries and waits included
+    price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
 
     def __post_init__(self) -> None:
         from rag_bench.embed.registry import EMBEDDERS
+        from rag_bench.services import check_settings
 
         _one_of("embedder.name", self.name, sorted(EMBEDDERS))
         if self.dimension is not None and self.dimension < 1:
             raise ConfigError(f"embedder.dimension ({self.dimension}) must be positive, or null for native")
+        check_settings("embedder", self)
 
 
 @dataclass
@@ -111,13 +122,22 @@ class RerankerConfig:
     depth: int = 20  # fused candidates sent to the reranker
     model: str | None = None
     base_url: str | None = None
+    # API rerankers (voyage) only; rag_bench/services.py says what each does
+    concurrency: int = 4  # questions in flight at once
+    max_retries: int = 5
+    backoff_s: float = 1.0
+    timeout_s: float = 60.0
+    max_total_s: float = 300.0
+    price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
 
     def __post_init__(self) -> None:
         from rag_bench.rerank.registry import RERANKERS
+        from rag_bench.services import check_settings
 
         _one_of("reranker.name", self.name, sorted(RERANKERS))
         if self.depth < 1:
             raise ConfigError(f"reranker.depth ({self.depth}) must be at least 1")
+        check_settings("reranker", self)
 
 
 @dataclass

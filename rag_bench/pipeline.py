@@ -38,6 +38,9 @@ class Stats:
     cache_hits: int = 0  # texts whose vectors came from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
     index_bytes: int = 0
+    tokens: int = 0  # billed API tokens (embedding and reranking) in this run
+    cost_usd: float = 0.0  # estimated API cost of this run (configs/prices.yaml)
+    api: dict[str, dict] = field(default_factory=dict)  # per API component: requests, retries, tokens, cost
     reused: dict[str, bool] = field(default_factory=dict)  # stage -> served from the cache
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -74,7 +77,8 @@ def run(cfg: Config) -> RunResult:
     with stats.stage("load"):
         dataset = load(ws, dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
-        reranker = build_reranker(cfg.reranker)
+        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws.cache))
+    usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
     with stats.stage("chunk"):
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder)
     stats.chunks = len(corpus.chunks)
@@ -88,10 +92,11 @@ def run(cfg: Config) -> RunResult:
             ranked, scores = rrf([r.indices for r in runs], cfg.retrieval.k_rrf, cfg.retrieval.weights)
     if reranker is not None:
         with stats.stage("rerank"):
-            ranked, scores = rerank(ranked, questions, corpus.passages, reranker, cfg.reranker.depth)
+            ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker.depth)
     with stats.stage("score"):
         evaluation = evaluate(dataset, corpus.chunks, ranked, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
+    add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)
 
 
@@ -111,33 +116,81 @@ def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidate
     return found
 
 
+def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], depth: int):
+    """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
+    if hasattr(reranker, "prefetch"):
+        reranker.prefetch(questions, [[passages[c] for c in row[:depth] if c >= 0] for row in ranked])
+    return rerank(ranked, questions, passages, reranker, depth)
+
+
+def api_parts(embedder, reranker) -> dict[str, object]:
+    """The components that call a paid API (they carry a ``usage`` counter)."""
+    parts = {"embedder": embedder, "reranker": reranker}
+    return {name: part for name, part in parts.items() if hasattr(part, "usage")}
+
+
+def add_api_usage(stats: Stats, parts: dict[str, object], before: dict[str, dict]) -> None:
+    """What each API component was asked for during this run (components live across sweep points)."""
+    for name, part in parts.items():
+        used = part.usage.since(before[name])
+        stats.api[name] = used
+        stats.tokens += used["tokens"]
+        stats.cost_usd += used["estimated_cost_usd"] or 0.0
+
+
 def load(ws: Workspace, folder: Path, name: str) -> Dataset:
     """The dataset in ``folder``, loaded once per process while its files are unchanged."""
     files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
     return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
 
 
-def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
-    """The chunker ``cfg`` names; token units use the embedder's own tokenizer."""
-    return RangeChunker(
-        cfg.name,
-        cfg.size,
-        cfg.overlap_units,
-        cfg.unit,
-        cfg.prefix,
-        token_spans=getattr(embedder, "token_spans", None),
-        special_tokens=getattr(embedder, "special_tokens", 0),
-    )
+def build_chunker(cfg: ChunkerConfig, embedder: Embedder, ws: Workspace | None = None) -> Chunker:
+    """The chunker ``cfg`` names; token units use the embedder's own tokenizer.
+
+    Semantic and cluster chunkers embed parts of each document in document mode, through the
+    vector cache of ``ws`` when given; ``prefix=contexts`` reads the contexts file once here.
+    """
+    from rag_bench.chunk.base import EMBEDDING_STRATEGIES, EmbeddingChunker
+    from rag_bench.chunk.contexts import read_contexts
+    from rag_bench.embed.store import embed_cached
+
+    contexts = read_contexts(cfg.contexts) if cfg.prefix == "contexts" else None
+    tokens = {
+        "token_spans": getattr(embedder, "token_spans", None),
+        "special_tokens": getattr(embedder, "special_tokens", 0),
+    }
+    if cfg.name not in EMBEDDING_STRATEGIES:
+        return RangeChunker(cfg.name, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, contexts=contexts, **tokens)
+    store = ws.store(embedder, "document") if ws is not None else None
+
+    def embed(texts):
+        if store is None:
+            return embedder.embed(list(texts), "document")
+        return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
+
+    splitter = EMBEDDING_STRATEGIES[cfg.name](cfg)
+    return EmbeddingChunker(splitter, embed, cfg.unit, cfg.prefix, contexts=contexts, **tokens)
 
 
 def chunk_dataset(ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder) -> tuple[Corpus, bool]:
-    """All chunks of the dataset in corpus order, and whether they came from the cache."""
+    """All chunks of the dataset in corpus order, and whether they came from the cache.
+
+    The key holds everything the chunks depend on: the documents, the settings, the embedder
+    when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the contexts file's content.
+    """
+    from rag_bench.chunk.base import EMBEDDING_STRATEGIES, EmbeddingChunker
+    from rag_bench.chunk.contexts import file_hash
+
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
     tokenizer = embedder.name if cfg.unit == "tokens" else None
-    key = digest("chunks", fingerprint, asdict(cfg), tokenizer)
+    model = (embedder.name, embedder.dimension) if cfg.name in EMBEDDING_STRATEGIES else None
+    settings = {**asdict(cfg), "contexts": file_hash(cfg.contexts) if cfg.prefix == "contexts" else None}
+    key = digest("chunks", fingerprint, settings, tokenizer, model)
 
     def compute():
-        chunker = build_chunker(cfg, embedder)
+        chunker = build_chunker(cfg, embedder, ws)
+        if isinstance(chunker, EmbeddingChunker):
+            chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     chunks, cached = ws.cache.get_or_compute("chunks", key, compute)

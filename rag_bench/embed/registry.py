@@ -1,4 +1,4 @@
-"""Embedders by config name (``embedder=local|fake``)."""
+"""Embedders by config name (``embedder=local|voyage|fake``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,13 @@ def _fake(cfg) -> Embedder:
     return FakeEmbedder(cfg.dimension or 64)
 
 
-EMBEDDERS: dict[str, Callable[..., Embedder]] = {"local": _local, "fake": _fake}
+def _voyage(cfg) -> Embedder:
+    from rag_bench.embed.voyage import build
+
+    return build(cfg)
+
+
+EMBEDDERS: dict[str, Callable[..., Embedder]] = {"local": _local, "voyage": _voyage, "fake": _fake}
 
 
 def build_embedder(cfg) -> Embedder:

@@ -1,0 +1,77 @@
+"""Offline sentence-level max-similarity reranker (``reranker=maxsim``).
+
+score(q, c) = max over sentences s of c of cos(E(q, "query"), E(s, "document")),
+
+with E the local embedder (all-MiniLM-L6-v2 by default, ``reranker.model=fake`` for the hashing
+fake) and sentences cut by ``rag_bench.chunk.sentence.sentence_spans``: ColBERT's MaxSim
+(Khattab and Zaharia, SIGIR 2020) with sentences in place of tokens and one query vector. A
+passage scores by its best sentence, so one precise sentence in a long chunk is not diluted by
+the rest. Vectors go through the vector cache, so each distinct sentence is embedded once.
+A passage with no sentence (blank) scores -1, the lowest cosine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag_bench.cache import DiskCache
+from rag_bench.chunk.sentence import sentence_spans
+from rag_bench.embed.base import Embedder
+from rag_bench.embed.store import VectorStore, embed_cached
+from rag_bench.errors import ConfigError
+
+EMBEDDER_NAMES = ("local", "fake")
+
+
+def sentences(passage: str) -> list[str]:
+    """The passage's sentences, stripped, blanks dropped."""
+    pieces = (passage[start:end].strip() for start, end in sentence_spans(passage))
+    return [p for p in pieces if p]
+
+
+class MaxSimReranker:
+    """Scores a passage by its best sentence's cosine to the question."""
+
+    def __init__(self, embedder: Embedder, cache: DiskCache) -> None:
+        self.embedder = embedder
+        self.name = f"maxsim/{embedder.name}"
+        self._documents = VectorStore(cache, embedder.name, embedder.dimension, "document")
+        self._queries = VectorStore(cache, embedder.name, embedder.dimension, "query")
+
+    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
+        """(len(passages),) float64 max-sentence cosines."""
+        split = [sentences(p) for p in passages]
+        flat = [s for group in split for s in group]
+        vectors, _ = embed_cached(self.embedder, self._documents, flat, "document", "maxsim sentences")
+        query, _ = embed_cached(self.embedder, self._queries, [question], "query", "maxsim question")
+        cosines = vectors @ query[0]  # (n_sentences,)
+        out = np.full(len(passages), -1.0)
+        first = 0
+        for i, group in enumerate(split):
+            if group:
+                out[i] = float(cosines[first : first + len(group)].max())
+            first += len(group)
+        return out
+
+    def prefetch(self, questions: Sequence[str], candidates: Sequence[Sequence[str]]) -> None:
+        """Embed every candidate's sentences and every question in two passes (larger batches)."""
+        flat = list(dict.fromkeys(s for passages in candidates for p in passages for s in sentences(p)))
+        embed_cached(self.embedder, self._documents, flat, "document", "maxsim sentences")
+        embed_cached(self.embedder, self._queries, list(dict.fromkeys(questions)), "query", "maxsim questions")
+
+
+def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:
+    """The reranker a ``RerankerConfig`` with ``name: maxsim`` describes (``model`` names the embedder)."""
+    from rag_bench.cache import default_cache_dir
+    from rag_bench.config import EmbedderConfig
+    from rag_bench.embed.registry import build_embedder
+
+    name = cfg.model or "local"
+    if name not in EMBEDDER_NAMES:
+        raise ConfigError(
+            f"reranker.model ({name!r}) must be one of: {', '.join(EMBEDDER_NAMES)} for reranker=maxsim"
+            " (the embedder that embeds sentences)"
+        )
+    return MaxSimReranker(build_embedder(EmbedderConfig(name=name)), cache or DiskCache(default_cache_dir()))
