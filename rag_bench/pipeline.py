@@ -144,53 +144,27 @@ def load(ws: Workspace, folder: Path, name: str) -> Dataset:
     return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
 
 
-def build_chunker(cfg: ChunkerConfig, embedder: Embedder, ws: Workspace | None = None) -> Chunker:
-    """The chunker ``cfg`` names; token units use the embedder's own tokenizer.
-
-    Semantic and cluster chunkers embed parts of each document in document mode, through the
-    vector cache of ``ws`` when given; ``prefix=contexts`` reads the contexts file once here.
-    """
-    from rag_bench.chunk.base import EMBEDDING_STRATEGIES, EmbeddingChunker
-    from rag_bench.chunk.contexts import read_contexts
-    from rag_bench.embed.store import embed_cached
-
-    contexts = read_contexts(cfg.contexts) if cfg.prefix == "contexts" else None
-    tokens = {
-        "token_spans": getattr(embedder, "token_spans", None),
-        "special_tokens": getattr(embedder, "special_tokens", 0),
-    }
-    if cfg.name not in EMBEDDING_STRATEGIES:
-        return RangeChunker(cfg.name, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, contexts=contexts, **tokens)
-    store = ws.store(embedder, "document") if ws is not None else None
-
-    def embed(texts):
-        if store is None:
-            return embedder.embed(list(texts), "document")
-        return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
-
-    splitter = EMBEDDING_STRATEGIES[cfg.name](cfg)
-    return EmbeddingChunker(splitter, embed, cfg.unit, cfg.prefix, contexts=contexts, **tokens)
+def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
+    """The chunker ``cfg`` names; token units use the embedder's own tokenizer."""
+    return RangeChunker(
+        cfg.name,
+        cfg.size,
+        cfg.overlap_units,
+        cfg.unit,
+        cfg.prefix,
+        token_spans=getattr(embedder, "token_spans", None),
+        special_tokens=getattr(embedder, "special_tokens", 0),
+    )
 
 
 def chunk_dataset(ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder) -> tuple[Corpus, bool]:
-    """All chunks of the dataset in corpus order, and whether they came from the cache.
-
-    The key holds everything the chunks depend on: the documents, the settings, the embedder
-    when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the contexts file's content.
-    """
-    from rag_bench.chunk.base import EMBEDDING_STRATEGIES, EmbeddingChunker
-    from rag_bench.chunk.contexts import file_hash
-
+    """All chunks of the dataset in corpus order, and whether they came from the cache."""
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
     tokenizer = embedder.name if cfg.unit == "tokens" else None
-    model = (embedder.name, embedder.dimension) if cfg.name in EMBEDDING_STRATEGIES else None
-    settings = {**asdict(cfg), "contexts": file_hash(cfg.contexts) if cfg.prefix == "contexts" else None}
-    key = digest("chunks", fingerprint, settings, tokenizer, model)
+    key = digest("chunks", fingerprint, asdict(cfg), tokenizer)
 
     def compute():
-        chunker = build_chunker(cfg, embedder, ws)
-        if isinstance(chunker, EmbeddingChunker):
-            chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
+        chunker = build_chunker(cfg, embedder)
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
