@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 FAMILIES = ("hit", "recall", "mrr", "ndcg", "map", "precision")
 
@@ -44,24 +45,74 @@ def document_run(ranked: np.ndarray, scores: np.ndarray, chunk_doc_ids: Sequence
     """
     ranked = np.asarray(ranked, dtype=np.int64)
     scores = np.asarray(scores, dtype=np.float64)
-    doc_ids, chunk_doc = np.unique(np.asarray(list(chunk_doc_ids), dtype=object), return_inverse=True)
+    chunk_doc, doc_ids = _document_indices(chunk_doc_ids)
     valid = ranked >= 0
-    docs = np.where(valid, chunk_doc.reshape(-1)[np.where(valid, ranked, 0)], -1)  # (n, width)
+    if np.isnan(scores[valid]).any():
+        raise ValueError("chunk scores must not be NaN")
+    lookup = np.append(chunk_doc, -1)  # chunk index -> document index; the last slot serves padding
+    docs = lookup[np.where(valid, ranked, len(lookup) - 1)]  # (n, width)
     keep = _first_occurrences(docs) & valid
-    # Document indices follow string order, so "id descending" is "index descending".
-    order = np.lexsort((-docs, -np.where(keep, scores, 0.0), ~keep), axis=1)
-    kept = np.take_along_axis(keep, order, axis=1)
-    width = int(kept.sum(axis=1).max(initial=0))
-    out_docs = np.where(kept, np.take_along_axis(docs, order, axis=1), -1)[:, :width]
-    out_scores = np.where(kept, np.take_along_axis(scores, order, axis=1), np.nan)[:, :width]
-    return DocumentRun(tuple(str(d) for d in doc_ids), out_docs, out_scores)
+    docs = np.where(keep, docs, -1)
+    order = _trec_order(docs, np.where(keep, scores, -np.inf), len(doc_ids))
+    width = int(keep.sum(axis=1).max(initial=0))
+    order = order[:, :width]
+    out_docs = np.take_along_axis(docs, order, axis=1)
+    out_scores = np.where(out_docs >= 0, np.take_along_axis(scores, order, axis=1), np.nan)
+    return DocumentRun(doc_ids, out_docs, out_scores)
+
+
+def _trec_order(docs: np.ndarray, scores: np.ndarray, n_docs: int) -> np.ndarray:
+    """(n, width) column order of each row: score descending, then document index descending.
+
+    Document indices follow string order, so this is trec_eval's "docno descending".
+    Padding (doc -1, score -inf) sorts after every document, even one scored -inf.
+    """
+    by_score = np.argsort(-scores, axis=1, kind="stable")
+    sorted_scores = np.take_along_axis(scores, by_score, axis=1)
+    tier = np.zeros(scores.shape, dtype=np.int64)  # 0, 1, 2, ...: the row's distinct scores, best first
+    tier[:, 1:] = np.cumsum(sorted_scores[:, 1:] != sorted_scores[:, :-1], axis=1)
+    reverse_doc = n_docs - np.take_along_axis(docs, by_score, axis=1)  # padding: n_docs + 1, last
+    within = np.argsort(tier * (n_docs + 2) + reverse_doc, axis=1)
+    return np.take_along_axis(by_score, within, axis=1)
+
+
+def rankings_run(rankings: Mapping[str, Sequence[tuple[str, float]]], question_ids: Sequence[str]) -> DocumentRun:
+    """A DocumentRun from per-question ``[(doc_id, score), ...]`` (e.g. ``read_trec_run``), in trec_eval order.
+
+    A question missing from ``rankings`` retrieved nothing; each doc_id must appear once per question.
+    """
+    rows = [list(rankings.get(qid, ())) for qid in question_ids]
+    doc_ids = tuple(sorted({doc_id for row in rows for doc_id, _ in row}))
+    index = {doc_id: i for i, doc_id in enumerate(doc_ids)}
+    width = max((len(row) for row in rows), default=0)
+    docs = np.full((len(rows), width), -1, dtype=np.int64)
+    scores = np.full((len(rows), width), -np.inf)
+    for q, row in enumerate(rows):
+        docs[q, : len(row)] = [index[doc_id] for doc_id, _ in row]
+        scores[q, : len(row)] = [score for _, score in row]
+    order = _trec_order(docs, scores, len(doc_ids))
+    out_docs = np.take_along_axis(docs, order, axis=1)
+    out_scores = np.where(out_docs >= 0, np.take_along_axis(scores, order, axis=1), np.nan)
+    return DocumentRun(doc_ids, out_docs, out_scores)
+
+
+def _document_indices(chunk_doc_ids: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(n_chunks,) int64 index of each chunk's document, and the sorted distinct document ids."""
+    first_seen: dict[str, int] = {}
+    seen = np.fromiter(
+        (first_seen.setdefault(d, len(first_seen)) for d in chunk_doc_ids), np.int64, count=len(chunk_doc_ids)
+    )
+    names = list(first_seen)
+    order = sorted(range(len(names)), key=names.__getitem__)
+    position = np.empty(len(names), dtype=np.int64)
+    position[order] = np.arange(len(names))
+    return position[seen], tuple(names[i] for i in order)
 
 
 def _first_occurrences(docs: np.ndarray) -> np.ndarray:
     """(n, width) bool: True where a row's value appears for the first time in that row."""
     n, width = docs.shape
-    positions = np.broadcast_to(np.arange(width), (n, width))
-    order = np.lexsort((positions, docs), axis=1)  # each row grouped by value, then by position
+    order = np.argsort(docs * width + np.arange(width), axis=1)  # grouped by value, then position
     grouped = np.take_along_axis(docs, order, axis=1)
     first = np.ones((n, width), dtype=bool)
     first[:, 1:] = grouped[:, 1:] != grouped[:, :-1]
@@ -81,69 +132,97 @@ def trec_run(run: DocumentRun, question_ids: Sequence[str]) -> dict[str, dict[st
 def document_metrics(
     run: DocumentRun, judgements: Sequence[Mapping[str, int]], ks: Sequence[int]
 ) -> dict[str, np.ndarray]:
-    """``{"recall@10": (n_questions,) float64, ...}`` for every family in FAMILIES and k in ``ks``."""
-    if len(judgements) != run.ranked.shape[0]:
-        raise ValueError(f"{len(judgements)} judgement sets for {run.ranked.shape[0]} ranked questions")
-    depth = max(max(ks), run.ranked.shape[1])
-    grades = _pad(_grades(run, judgements), depth)  # (n, depth) grade of each ranked document
-    ideal = _pad(_ideal_grades(judgements), depth)  # (n, depth) positive grades, descending
-    n_rel = np.array([sum(1 for g in j.values() if g >= 1) for j in judgements], dtype=np.float64)
-    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    """``{"recall@10": (n_questions,) float64, ...}`` for every family in FAMILIES and k in ``ks``.
+
+    Works on the judged documents only: each question's retrieved judged documents
+    (rank order) and its ideal ranking, so the cost grows with the judgements, not the depth.
+    """
+    n = run.ranked.shape[0]
+    if len(judgements) != n:
+        raise ValueError(f"{len(judgements)} judgement sets for {n} ranked questions")
+    if not ks or min(ks) < 1:
+        raise ValueError(f"every cut-off k must be a positive integer, got {list(ks)}")
+    judged = _Judged.build(judgements, run.doc_ids)
+    n_rel = np.bincount(judged.question, weights=judged.grade >= 1, minlength=n)
+    has_rel, safe_rel = n_rel > 0, np.maximum(n_rel, 1.0)
+    # retrieved relevant documents, sorted by question then rank (rank = column + 1)
+    rows, cols, grades = judged.retrieved(run.ranked)
     relevant = grades >= 1
-    found = np.cumsum(relevant, axis=1)  # (n, depth) relevant documents in the top r
-    ap = np.cumsum(np.where(relevant, found / ranks, 0.0), axis=1)
-    discount = np.log2(ranks + 1)
-    dcg = np.cumsum(np.maximum(grades, 0) / discount, axis=1)
-    idcg = np.cumsum(ideal / discount, axis=1)
-    first = np.where(relevant.any(axis=1), relevant.argmax(axis=1) + 1, depth + 1)
-    has_rel = n_rel > 0
-    safe_rel = np.where(has_rel, n_rel, 1.0)
+    rows, cols, grades = rows[relevant], cols[relevant], grades[relevant]
+    found = 1 + np.arange(rows.size) - _group_starts(rows, n)[rows]  # relevant ones up to this rank
+    precision_here = found / (cols + 1.0)
+    gain_here = grades / np.log2(cols + 2.0)
+    first = np.full(n, np.inf)
+    first[rows[found == 1]] = cols[found == 1] + 1.0
+    ideal_rows, ideal_cols, ideal_grades = judged.ideal()
+    ideal_gain = ideal_grades / np.log2(ideal_cols + 2.0)
     out: dict[str, np.ndarray] = {}
     for k in ks:
-        hits = found[:, k - 1].astype(np.float64)
-        ideal_k = idcg[:, k - 1]
+        top, ideal_top = cols < k, ideal_cols < k
+        hits = np.bincount(rows[top], minlength=n).astype(np.float64)
+        dcg = np.bincount(rows[top], weights=gain_here[top], minlength=n)
+        idcg = np.bincount(ideal_rows[ideal_top], weights=ideal_gain[ideal_top], minlength=n)
         out[f"hit@{k}"] = (hits > 0).astype(np.float64)
         out[f"recall@{k}"] = np.where(has_rel, hits / safe_rel, 0.0)
         out[f"mrr@{k}"] = np.where(first <= k, 1.0 / first, 0.0)
-        out[f"ndcg@{k}"] = np.where(ideal_k > 0, dcg[:, k - 1] / np.where(ideal_k > 0, ideal_k, 1.0), 0.0)
-        out[f"map@{k}"] = np.where(has_rel, ap[:, k - 1] / safe_rel, 0.0)
+        out[f"ndcg@{k}"] = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+        ap = np.bincount(rows[top], weights=precision_here[top], minlength=n)
+        out[f"map@{k}"] = np.where(has_rel, ap / safe_rel, 0.0)
         out[f"precision@{k}"] = hits / k
     return out
 
 
-def _grades(run: DocumentRun, judgements: Sequence[Mapping[str, int]]) -> np.ndarray:
-    """(n, width) float64 grade of each ranked document; 0 when unjudged or padded."""
-    index = {doc_id: i for i, doc_id in enumerate(run.doc_ids)}
-    n_docs = max(len(run.doc_ids), 1)
-    keys, values = [], []
-    for q, judged in enumerate(judgements):
-        for doc_id, grade in judged.items():
-            if doc_id in index:
-                keys.append(q * n_docs + index[doc_id])
-                values.append(grade)
-    if not keys:
-        return np.zeros(run.ranked.shape, dtype=np.float64)
-    keys_arr, values_arr = np.asarray(keys, dtype=np.int64), np.asarray(values, dtype=np.float64)
-    order = np.argsort(keys_arr)
-    keys_arr, values_arr = keys_arr[order], values_arr[order]
-    wanted = np.arange(run.ranked.shape[0])[:, None] * n_docs + run.ranked  # (n, width)
-    at = np.minimum(np.searchsorted(keys_arr, wanted), len(keys_arr) - 1)
-    match = (keys_arr[at] == wanted) & (run.ranked >= 0)
-    return np.where(match, values_arr[at], 0.0)
+def _group_starts(sorted_rows: np.ndarray, n: int) -> np.ndarray:
+    """(n,) index of each row's first entry in ``sorted_rows`` (ascending row numbers)."""
+    counts = np.bincount(sorted_rows, minlength=n)
+    return np.cumsum(counts) - counts
 
 
-def _ideal_grades(judgements: Sequence[Mapping[str, int]]) -> np.ndarray:
-    """(n, max relevant) float64: each question's grades >= 1 sorted descending, 0 padded."""
-    positive = [sorted((g for g in j.values() if g >= 1), reverse=True) for j in judgements]
-    out = np.zeros((len(judgements), max((len(p) for p in positive), default=0)), dtype=np.float64)
-    for q, grades in enumerate(positive):
-        out[q, : len(grades)] = grades
-    return out
+@dataclass(frozen=True)
+class _Judged:
+    """All judgements flattened: one entry per (question, judged document)."""
 
+    question: np.ndarray  # (n_judged,) int64 question index
+    doc: np.ndarray  # (n_judged,) int64 index into the run's doc_ids; -1 when never retrieved
+    grade: np.ndarray  # (n_judged,) float64
+    n_docs: int
 
-def _pad(matrix: np.ndarray, width: int) -> np.ndarray:
-    """``matrix`` cut or zero-padded on the right to ``width`` columns."""
-    out = np.zeros((matrix.shape[0], width), dtype=np.float64)
-    cols = min(width, matrix.shape[1])
-    out[:, :cols] = matrix[:, :cols]
-    return out
+    @classmethod
+    def build(cls, judgements: Sequence[Mapping[str, int]], doc_ids: Sequence[str]) -> _Judged:
+        n_docs, sizes = len(doc_ids), [len(j) for j in judgements]
+        judged_ids = [doc_id for j in judgements for doc_id in j]
+        # The run's ids are distinct and come first, so they factorize to 0 .. n_docs - 1.
+        codes, _ = pd.factorize(np.array([*doc_ids, *judged_ids], dtype=object))
+        docs = codes[n_docs:].astype(np.int64)
+        docs[docs >= n_docs] = -1
+        grades = np.fromiter((g for j in judgements for g in j.values()), np.float64, count=len(judged_ids))
+        return cls(np.repeat(np.arange(len(judgements)), sizes), docs, grades, n_docs)
+
+    def retrieved(self, ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, columns, grades) of the judged entries of ``ranked``, in row-major order."""
+        known = self.doc >= 0
+        keys = self.question[known] * self.n_docs + self.doc[known]  # one per judged (question, document)
+        order = np.argsort(keys)
+        keys, values = keys[order], self.grade[known][order]
+        wanted = np.arange(ranked.shape[0])[:, None] * self.n_docs + ranked  # (n, width)
+        # A bitmap of the keys' low bits screens out most unjudged entries (about 1 in 30
+        # passes by chance); a binary search then confirms the rest exactly.
+        size = 1 << min(26, max(10, (32 * keys.size).bit_length()))
+        bitmap = np.zeros(size, dtype=bool)
+        bitmap[keys & (size - 1)] = True
+        rows, cols = np.nonzero(bitmap[wanted & (size - 1)] & (ranked >= 0))
+        if keys.size == 0:
+            return rows, cols, np.zeros(rows.size)
+        candidates = wanted[rows, cols]
+        at = np.minimum(np.searchsorted(keys, candidates), keys.size - 1)
+        match = keys[at] == candidates
+        return rows[match], cols[match], values[at[match]]
+
+    def ideal(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, columns, grades) of every question's ideal ranking: its grades >= 1, descending."""
+        positive = self.grade >= 1
+        question, grade = self.question[positive], self.grade[positive]
+        order = np.lexsort((-grade, question))
+        question, grade = question[order], grade[order]
+        n = int(self.question.max(initial=-1)) + 1
+        return question, np.arange(question.size) - _group_starts(question, n)[question], grade

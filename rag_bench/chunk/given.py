@@ -1,0 +1,64 @@
+"""The ``given`` chunker: the chunks a pre-chunked corpus came with, reproduced exactly.
+
+``rag-bench import prechunked`` saves the original chunk boundaries next to the documents
+as ``chunks.jsonl``, one ``{"id", "doc_id", "start", "end"}`` per chunk in corpus order.
+This chunker returns those chunks with their offsets unchanged (no whitespace trimming).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rag_bench.chunk.prefix import prefixer
+from rag_bench.data.jsonl import field, read_jsonl
+from rag_bench.errors import DataError
+from rag_bench.types import Chunk, Document
+
+
+class GivenChunker:
+    """Splits each document at the boundaries saved in a chunk manifest."""
+
+    def __init__(self, manifest_path: Path, prefix: str = "none") -> None:
+        self.manifest_path = Path(manifest_path)
+        self.prefix = prefix
+        self._ranges = read_manifest(self.manifest_path)
+
+    def split(self, doc: Document) -> list[Chunk]:
+        ranges = self._ranges.get(doc.id)
+        if ranges is None:
+            raise DataError(
+                self.manifest_path,
+                f"has no chunks for document {doc.id!r}",
+                fix="use the chunks.jsonl imported with this dataset, or another chunker",
+            )
+        prefix_at = prefixer(self.prefix, doc)
+        chunks = []
+        for line, start, end in ranges:
+            if end > len(doc.text):
+                raise DataError(
+                    self.manifest_path,
+                    f"end {end} lies past document {doc.id!r} ({len(doc.text)} characters)",
+                    line=line,
+                    field="end",
+                    fix="re-import the dataset so documents and manifest match",
+                )
+            chunks.append(Chunk(doc.id, start, end, doc.text[start:end], prefix_at(start)))
+        return chunks
+
+
+def read_manifest(path: Path) -> dict[str, list[tuple[int, int, int]]]:
+    """Document id -> its chunks' ``(line, start, end)`` in manifest order."""
+    ranges: dict[str, list[tuple[int, int, int]]] = {}
+    for line, obj in read_jsonl(Path(path)):
+        doc_id = str(field(path, line, obj, "doc_id", (str, int)))
+        start, end = field(path, line, obj, "start", int), field(path, line, obj, "end", int)
+        if not 0 <= start < end:
+            raise DataError(
+                path,
+                f"chunk [{start}, {end}) is empty or negative",
+                line=line,
+                field="start",
+                fix="give 0 <= start < end",
+            )
+        ranges.setdefault(doc_id, []).append((line, start, end))
+    return ranges
