@@ -125,10 +125,10 @@ def run_job(cfg) -> float:
         payload = finished(out_dir, config) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
-            return payload["metrics"][config.objective]
+            return payload["metrics"].get(config.objective, float("nan"))
         payload = write_run(run(config), out_dir)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))
     print(f"outputs: {out_dir}")
-    return payload["metrics"][config.objective]
+    return payload["metrics"].get(config.objective, float("nan"))

@@ -94,7 +94,7 @@ def run(cfg: Config) -> RunResult:
         with stats.stage("rerank"):
             ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker.depth)
     with stats.stage("score"):
-        evaluation = evaluate(dataset, corpus.chunks, ranked, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
+        evaluation = evaluate(dataset, corpus.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)

@@ -25,6 +25,8 @@ def write_run(result: RunResult, out_dir: Path) -> dict:
     table["top_chunks"] = table["top_chunks"].map(json.dumps)
     table.to_csv(out_dir / "per_question.csv", index=False)
     write_trec(result, out_dir / "run.trec")
+    if result.evaluation.documents is not None:
+        write_document_trec(result, out_dir / "run_documents.trec")
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
     (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return payload
@@ -73,6 +75,19 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
                 break
             value = score if math.isfinite(score) else 0.0
             lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {value:.6f} {tag}\n")
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
+    """The document ranking (a document ranks where its first chunk ranks), in trec_eval's order."""
+    run = result.evaluation.documents
+    lines = []
+    for q, question in enumerate(result.dataset.questions):
+        for rank, (d, score) in enumerate(zip(run.ranked[q], run.scores[q], strict=True), start=1):
+            if d < 0:
+                break
+            value = float(score) if math.isfinite(score) else -1e9
+            lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {value!r} {tag}\n")
     path.write_text("".join(lines), encoding="utf-8")
 
 

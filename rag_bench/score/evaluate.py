@@ -1,4 +1,9 @@
-"""Score every question's final ranking and aggregate over questions."""
+"""Score every question's final ranking and aggregate over questions.
+
+Questions with evidence spans get span metrics (``spans.py``); questions with document
+judgements get document metrics equal to trec_eval (``documents.py``); questions with
+neither are unanswerable: listed, and excluded from every aggregate.
+"""
 
 from __future__ import annotations
 
@@ -9,62 +14,83 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.score.aggregate import Summary, summarise_table
+from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
 from rag_bench.types import Chunk, Dataset
+
+SPAN_FAMILIES = ("hit", "recall", "mrr", "ndcg", "coverage", "char_precision", "iou")
+DOCUMENT_ONLY = ("map", "precision")
 
 
 @dataclass(frozen=True)
 class Evaluation:
     """Per-question rows and aggregates of one run."""
 
-    per_question: pd.DataFrame  # one row per question; metric columns NaN when unlabelled
-    metric_names: list[str]
-    summary: dict[str, Summary]  # over labelled questions
+    per_question: pd.DataFrame  # one row per question; metric columns NaN where a metric does not apply
+    metric_names: list[str]  # metrics measured on at least one question
+    summary: dict[str, Summary]  # over the questions each metric applies to
     by_category: dict[str, dict[str, float]]  # category -> metric -> mean
     category_counts: dict[str, int]
     n_scored: int
     n_unlabelled: int
+    documents: DocumentRun | None = None  # the document ranking, when any question has judgements
 
 
 def evaluate(
     dataset: Dataset,
     chunks: Sequence[Chunk],
     ranked: np.ndarray,
+    scores: np.ndarray,
     ks: Sequence[int],
     tau: float,
     resamples: int = 1000,
     seed: int = 0,
 ) -> Evaluation:
-    """Span metrics of each question's ranking (``ranked``: (n_questions, width), -1 padded)."""
+    """Metrics of each question's ranking (``ranked``/``scores``: (n_questions, width), -1 padded)."""
     locator = ChunkLocator(chunks)
-    depth = max(ks)
+    judged = any(q.judgements for q in dataset.questions)
+    run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
+    by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     rows = []
     for q, question in enumerate(dataset.questions):
         row = ranked[q][ranked[q] >= 0]
-        top = [chunks[c].id for c in row[:depth]]
-        base = {"question_id": question.id, "category": question.category, "n_spans": len(question.spans)}
-        if not question.spans:
-            rows.append({**base, "labelled": False, "first_hit_rank": None, "top_chunks": top})
-            continue
-        values, first = span_metrics(row, chunks, question.spans, touching(locator, question.spans, tau), ks)
-        rows.append({**base, "labelled": True, "first_hit_rank": first, **values, "top_chunks": top})
+        base = {
+            "question_id": question.id,
+            "category": question.category,
+            "labelled": question.labelled,
+            "n_spans": len(question.spans),
+            "top_chunks": [chunks[c].id for c in row[: max(ks)]],
+        }
+        if question.spans:
+            values, first = span_metrics(row, chunks, question.spans, touching(locator, question.spans, tau), ks)
+        elif question.labelled:
+            values = {name: float(column[q]) for name, column in by_docs.items()}
+            first = first_relevant_rank(run, q, question.judgements)
+        else:
+            values, first = {}, None
+        rows.append({**base, "first_hit_rank": first, **values})
     table = pd.DataFrame(rows)
-    names = metric_columns(ks)
-    for name in names:
-        if name not in table:
-            table[name] = np.nan
-    table = table[["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"]]
+    names = [n for n in metric_columns(ks) if n in table and table[n].notna().any()]
+    table = table.reindex(columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"])
     scored = table[table["labelled"]]
-    summary = summarise_table({n: scored[n].to_numpy(float) for n in names}, resamples, seed)
+    summary = summarise_table({n: scored[n].dropna().to_numpy(float) for n in names}, resamples, seed)
     by_category, counts = {}, {}
     for category, group in scored.groupby(scored["category"].fillna("(none)"), sort=True):
         by_category[str(category)] = {n: float(group[n].mean()) for n in names}
         counts[str(category)] = len(group)
-    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored))
+    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run)
+
+
+def first_relevant_rank(run: DocumentRun, q: int, judgements) -> int | None:
+    """Rank (from 1) of the first document judged relevant in question ``q``'s document ranking."""
+    for rank, d in enumerate(run.ranked[q], start=1):
+        if d >= 0 and judgements.get(run.doc_ids[d], 0) > 0:
+            return rank
+    return None
 
 
 def metric_columns(ks: Sequence[int]) -> list[str]:
-    """Metric names in report order: rank metrics, then character metrics, at each k."""
-    families = ("hit", "recall", "mrr", "ndcg", "coverage", "char_precision", "iou")
+    """Metric names in report order: rank metrics, character metrics, document-only metrics."""
+    families = (*SPAN_FAMILIES, *DOCUMENT_ONLY)
     return [f"{f}@{k}" for f in families for k in ks] + ["precision_omega"]
