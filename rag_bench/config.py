@@ -120,6 +120,7 @@ class RetrievalConfig:
 class RerankerConfig:
     name: str = "none"
     depth: int = 20  # fused candidates sent to the reranker
+    keep: int | None = None  # rank cut-off after reranking; null = keep every candidate
     model: str | None = None
     base_url: str | None = None
     # API rerankers (voyage) only; rag_bench/services.py says what each does
@@ -137,6 +138,8 @@ class RerankerConfig:
         _one_of("reranker.name", self.name, sorted(RERANKERS))
         if self.depth < 1:
             raise ConfigError(f"reranker.depth ({self.depth}) must be at least 1")
+        if self.keep is not None and self.keep < 1:
+            raise ConfigError(f"reranker.keep ({self.keep}) must be at least 1, or null to keep every candidate")
         check_settings("reranker", self)
 
 

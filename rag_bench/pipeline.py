@@ -12,7 +12,7 @@ import numpy as np
 
 from rag_bench.cache import digest
 from rag_bench.chunk.base import Chunker, RangeChunker
-from rag_bench.config import ChunkerConfig, Config
+from rag_bench.config import ChunkerConfig, Config, RerankerConfig
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
@@ -92,7 +92,7 @@ def run(cfg: Config) -> RunResult:
             ranked, scores = rrf([r.indices for r in runs], cfg.retrieval.k_rrf, cfg.retrieval.weights)
     if reranker is not None:
         with stats.stage("rerank"):
-            ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker.depth)
+            ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker)
     with stats.stage("score"):
         evaluation = evaluate(dataset, corpus.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
@@ -116,11 +116,11 @@ def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidate
     return found
 
 
-def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], depth: int):
+def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: RerankerConfig):
     """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
     if hasattr(reranker, "prefetch"):
-        reranker.prefetch(questions, [[passages[c] for c in row[:depth] if c >= 0] for row in ranked])
-    return rerank(ranked, questions, passages, reranker, depth)
+        reranker.prefetch(questions, [[passages[c] for c in row[: cfg.depth] if c >= 0] for row in ranked])
+    return rerank(ranked, questions, passages, reranker, cfg.depth, cfg.keep)
 
 
 def api_parts(embedder, reranker) -> dict[str, object]:

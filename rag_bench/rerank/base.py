@@ -17,13 +17,19 @@ class Reranker(Protocol):
 
 
 def rerank(
-    ranked: np.ndarray, questions: Sequence[str], passages: Sequence[str], reranker: Reranker, depth: int
+    ranked: np.ndarray,
+    questions: Sequence[str],
+    passages: Sequence[str],
+    reranker: Reranker,
+    depth: int,
+    keep: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Reorder the top ``depth`` candidates of each row by reranker score.
+    """Reorder the top ``depth`` candidates of each row by reranker score, then keep ``keep``.
 
     ``ranked`` is (n_questions, width) chunk indices, -1 padded; ``passages`` the
     indexed text of every chunk. The reranked head keeps its new order (ties by chunk
     order); candidates below ``depth`` follow in their fused order with score -inf.
+    ``keep`` (the cut-off a RAG prompt would use) drops everything below that rank.
     """
     out = ranked.copy()
     scores = np.full(ranked.shape, -np.inf)
@@ -36,4 +42,6 @@ def rerank(
         order = np.lexsort((head, -values))
         out[q, : head.size] = head[order]
         scores[q, : head.size] = values[order]
+    if keep is not None:
+        out[:, keep:], scores[:, keep:] = -1, -np.inf
     return out, scores
