@@ -14,12 +14,12 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from rag_bench.chunk.base import STRATEGIES, resolve_overlap
+from rag_bench.chunk.base import EMBEDDING_STRATEGIES, STRATEGIES, resolve_overlap
+from rag_bench.chunk.prefix import PREFIXES
 from rag_bench.chunk.units import UNIT_NAMES
 from rag_bench.errors import ConfigError
 
 RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
-PREFIXES = ("none", "title", "headings")
 
 
 def _one_of(key: str, value: object, allowed: tuple[str, ...] | list[str]) -> None:
@@ -40,9 +40,15 @@ class ChunkerConfig:
     overlap: float = 0.0  # units, or a fraction of size when below 1
     unit: str = "chars"
     prefix: str = "none"
+    contexts: str | None = None  # prefix=contexts: the file `rag-bench contextualize` wrote
+    max_size: int | None = None  # semantic: most units in a chunk; null = chunker.size
+    threshold_percentile: float = 5.0  # semantic: cut where neighbour similarity is below this percentile
+    window: int = 1  # semantic: sentences embedded on each side of a sentence
+    piece_size: int = 50  # cluster: units per piece that the dynamic programme groups
+    manifest: str | None = None  # given: chunk manifest; null = chunks.jsonl in the dataset folder
 
     def __post_init__(self) -> None:
-        _one_of("chunker.name", self.name, sorted(STRATEGIES))
+        _one_of("chunker.name", self.name, sorted([*STRATEGIES, *EMBEDDING_STRATEGIES, "given"]))
         _one_of("chunker.unit", self.unit, UNIT_NAMES)
         _one_of("chunker.prefix", self.prefix, PREFIXES)
         floor = 3 if self.unit == "tokens" else 1  # a token window also holds [CLS] and [SEP]
@@ -54,6 +60,27 @@ class ChunkerConfig:
             raise ConfigError(
                 f"chunker.overlap ({self.overlap:g}) must be smaller than chunker.size ({self.size}); "
                 "give units below the size or a fraction below 1"
+            )
+        if self.prefix == "contexts" and not self.contexts:
+            raise ConfigError(
+                "chunker.prefix=contexts needs chunker.contexts=<file>; write one with rag-bench contextualize"
+            )
+        self._check_embedding_strategy(floor)
+
+    def _check_embedding_strategy(self, floor: int) -> None:
+        if not 0 <= self.threshold_percentile <= 100:
+            raise ConfigError(f"chunker.threshold_percentile ({self.threshold_percentile}) must lie between 0 and 100")
+        if self.window < 0:
+            raise ConfigError(f"chunker.window ({self.window}) must not be negative")
+        if self.max_size is not None and self.max_size < floor:
+            raise ConfigError(f"chunker.max_size ({self.max_size}) must be at least {floor}, or null for chunker.size")
+        if not floor <= self.piece_size <= self.size and self.name == "cluster":
+            raise ConfigError(
+                f"chunker.piece_size ({self.piece_size}) must lie between {floor} and chunker.size ({self.size})"
+            )
+        if self.name in EMBEDDING_STRATEGIES and self.overlap:
+            raise ConfigError(
+                f"chunker.overlap ({self.overlap:g}) must be 0 for chunker={self.name}: its chunks never overlap"
             )
 
     @property
@@ -156,6 +183,7 @@ class Config:
     seed: int = 0  # bootstrap seed
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals
     objective: str = "ndcg@10"  # the metric a run returns to Hydra sweepers (Optuna maximises it)
+    budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
 
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric
@@ -163,6 +191,8 @@ class Config:
         parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
+        if min(self.budgets, default=1) < 1:
+            raise ConfigError(f"budgets ({list(self.budgets)}) must be positive character counts")
         if not 0 <= self.tau <= 1:
             raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1")
         self.ks = sorted(set(self.ks))

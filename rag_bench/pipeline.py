@@ -11,12 +11,14 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.cache import digest
-from rag_bench.chunk.base import Chunker, RangeChunker
+from rag_bench.chunk.base import EmbeddingChunker
+from rag_bench.chunk.factory import build_chunker, chunk_dependencies
 from rag_bench.config import ChunkerConfig, Config, RerankerConfig
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.registry import build_embedder
+from rag_bench.embed.store import embed_cached
 from rag_bench.fuse.rrf import rrf
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
@@ -75,12 +77,13 @@ def run(cfg: Config) -> RunResult:
     stats = Stats()
     ws = workspace(cfg.cache_dir)
     with stats.stage("load"):
-        dataset = load(ws, dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
+        folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
+        dataset = load(ws, folder, cfg.dataset.name)
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
         reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws.cache))
     usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
     with stats.stage("chunk"):
-        corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder)
+        corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     questions = [q.text for q in dataset.questions]
@@ -94,7 +97,9 @@ def run(cfg: Config) -> RunResult:
         with stats.stage("rerank"):
             ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker)
     with stats.stage("score"):
-        evaluation = evaluate(dataset, corpus.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed)
+        evaluation = evaluate(
+            dataset, corpus.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed, cfg.budgets
+        )
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)
@@ -144,27 +149,26 @@ def load(ws: Workspace, folder: Path, name: str) -> Dataset:
     return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
 
 
-def build_chunker(cfg: ChunkerConfig, embedder: Embedder) -> Chunker:
-    """The chunker ``cfg`` names; token units use the embedder's own tokenizer."""
-    return RangeChunker(
-        cfg.name,
-        cfg.size,
-        cfg.overlap_units,
-        cfg.unit,
-        cfg.prefix,
-        token_spans=getattr(embedder, "token_spans", None),
-        special_tokens=getattr(embedder, "special_tokens", 0),
-    )
+def chunk_dataset(
+    ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, folder: Path | None = None
+) -> tuple[Corpus, bool]:
+    """All chunks of the dataset in corpus order, and whether they came from the cache.
 
-
-def chunk_dataset(ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder) -> tuple[Corpus, bool]:
-    """All chunks of the dataset in corpus order, and whether they came from the cache."""
+    The key holds everything the chunks depend on: the documents, the settings, the embedder
+    when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the files they read.
+    """
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
-    tokenizer = embedder.name if cfg.unit == "tokens" else None
-    key = digest("chunks", fingerprint, asdict(cfg), tokenizer)
+    settings = {**asdict(cfg), "contexts": None, "manifest": None}  # files enter the key by content
+    key = digest("chunks", fingerprint, settings, chunk_dependencies(cfg, embedder, folder))
+    store = ws.store(embedder, "document")
+
+    def embed(texts):
+        return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
 
     def compute():
-        chunker = build_chunker(cfg, embedder)
+        chunker = build_chunker(cfg, embedder, embed, folder)
+        if isinstance(chunker, EmbeddingChunker):
+            chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
@@ -176,4 +180,6 @@ def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:
     if not hasattr(embedder, "count_tokens"):
         return 0
     key = digest("truncated", corpus.key, embedder.name)
-    return ws.remember("truncated", key, lambda: int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum()))
+    return ws.remember(
+        "truncated", key, lambda: int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum())
+    )

@@ -54,7 +54,9 @@ def bm25_candidates(ws: Workspace, cfg: Config, corpus: Corpus, questions: Seque
     def compute() -> Candidates:
         analyze = get_analyzer(r.analyzer)
         index = ws.remember(
-            "bm25", index_key, lambda: BM25Index.build([analyze(p) for p in corpus.passages], k1=r.k1, b=r.b, variant=r.bm25_variant)
+            "bm25",
+            index_key,
+            lambda: BM25Index.build([analyze(p) for p in corpus.passages], k1=r.k1, b=r.b, variant=r.bm25_variant),
         )
         idx, scores = index.search([analyze(q) for q in questions], r.depth)
         return Candidates(idx, scores, index.nbytes, EmbedStats())

@@ -43,7 +43,9 @@ class Workspace:
     def store(self, embedder: Embedder, input_type: str) -> VectorStore:
         """The vector store of an embedder's native vectors (one per process and namespace)."""
         key = digest(embedder.name, embedder.dimension, input_type)
-        return self.remember("store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type))
+        return self.remember(
+            "store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type)
+        )
 
 
 _WORKSPACES: dict[Path, Workspace] = {}

@@ -77,9 +77,7 @@ def test_finished_batches_survive_an_interrupted_run(tmp_path):
     texts = [f"text number {i}" for i in range(3 * COMMIT_EVERY + 5)]
     failing = FailingEmbedder(fail_on=3)
     with pytest.raises(KeyboardInterrupt):
-        embed_cached(
-            failing, VectorStore(DiskCache(tmp_path), failing.name, 16, "document"), texts, "document"
-        )
+        embed_cached(failing, VectorStore(DiskCache(tmp_path), failing.name, 16, "document"), texts, "document")
     fresh = FakeEmbedder(16)
     vectors, stats = embed_cached(
         fresh, VectorStore(DiskCache(tmp_path), fresh.name, 16, "document"), texts, "document"
@@ -93,7 +91,5 @@ def test_each_distinct_text_is_embedded_once(tmp_path):
     store = VectorStore(DiskCache(tmp_path), fake.name, 16, "query")
     _, stats = embed_cached(fake, store, ["a", "b", "a"], "query")
     assert (stats.embedded, stats.cache_hits, fake.calls) == (2, 1, [(2, "query")])
-    _, stats = embed_cached(
-        fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "query"), ["b", "a"], "query"
-    )
+    _, stats = embed_cached(fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "query"), ["b", "a"], "query")
     assert (stats.embedded, stats.cache_hits) == (0, 2)

@@ -91,18 +91,11 @@ def test_bad_dataset_fails_cleanly_and_leaves_the_cache_intact(tmp_path):
     (data / "questions.jsonl").write_text(
         '{"id": "q", "question": "?", "evidence": [{"doc_id": "d", "text": "zzz"}]}\n'
     )
-    done = rag_bench(
-        "embedder=fake", f"dataset.path={data}", f"hydra.run.dir={tmp_path / 'bad'}", cache=cache
-    )
+    done = rag_bench("embedder=fake", f"dataset.path={data}", f"hydra.run.dir={tmp_path / 'bad'}", cache=cache)
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert (
-        f"{data / 'questions.jsonl'}:1: evidence[0].text: excerpt 'zzz' not found in document 'd'"
-        in done.stderr
-    )
+    assert f"{data / 'questions.jsonl'}:1: evidence[0].text: excerpt 'zzz' not found in document 'd'" in done.stderr
     after = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
     assert after == before
     reader = DiskCache(cache)
-    assert all(
-        len(list(reader.entries(ns.relative_to(cache).as_posix()))) for ns in cache.glob("vectors/*/*/*")
-    )
+    assert all(len(list(reader.entries(ns.relative_to(cache).as_posix()))) for ns in cache.glob("vectors/*/*/*"))
     assert reader.corrupt == 0

@@ -18,9 +18,10 @@ from rag_bench.types import Chunk, Document
 class GivenChunker:
     """Splits each document at the boundaries saved in a chunk manifest."""
 
-    def __init__(self, manifest_path: Path, prefix: str = "none") -> None:
+    def __init__(self, manifest_path: Path, prefix: str = "none", contexts=None) -> None:
         self.manifest_path = Path(manifest_path)
         self.prefix = prefix
+        self.contexts = contexts
         self._ranges = read_manifest(self.manifest_path)
 
     def split(self, doc: Document) -> list[Chunk]:
@@ -31,7 +32,7 @@ class GivenChunker:
                 f"has no chunks for document {doc.id!r}",
                 fix="use the chunks.jsonl imported with this dataset, or another chunker",
             )
-        prefix_at = prefixer(self.prefix, doc)
+        prefix_at = prefixer(self.prefix, doc, self.contexts)
         chunks = []
         for line, start, end in ranges:
             if end > len(doc.text):
@@ -42,7 +43,7 @@ class GivenChunker:
                     field="end",
                     fix="re-import the dataset so documents and manifest match",
                 )
-            chunks.append(Chunk(doc.id, start, end, doc.text[start:end], prefix_at(start)))
+            chunks.append(Chunk(doc.id, start, end, doc.text[start:end], prefix_at(start, end)))
         return chunks
 
 

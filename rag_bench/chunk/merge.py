@@ -5,9 +5,7 @@ from __future__ import annotations
 from rag_bench.chunk.units import Units
 
 
-def merge_pieces(
-    pieces: list[tuple[int, int]], units: Units, size: int, overlap: int
-) -> list[tuple[int, int]]:
+def merge_pieces(pieces: list[tuple[int, int]], units: Units, size: int, overlap: int) -> list[tuple[int, int]]:
     """Join adjacent pieces while the joined range measures at most ``size`` units.
 
     When the next piece does not fit, the current chunk is emitted and pieces are
@@ -22,8 +20,7 @@ def merge_pieces(
         if window and units.count(window[0][0], piece[1]) > size:
             chunks.append((window[0][0], window[-1][1]))
             while window and (
-                units.count(window[0][0], window[-1][1]) > overlap
-                or units.count(window[0][0], piece[1]) > size
+                units.count(window[0][0], window[-1][1]) > overlap or units.count(window[0][0], piece[1]) > size
             ):
                 window.pop(0)
         window.append(piece)

@@ -6,8 +6,13 @@ import bisect
 import re
 from collections.abc import Callable
 
+from rag_bench.chunk.contexts import Contexts
 from rag_bench.errors import ConfigError
 from rag_bench.types import Document
+
+PREFIXES = ("none", "title", "headings", "contexts")
+# (chunk start, chunk end) -> prefix; every kind but contexts needs only the start
+Prefix = Callable[[int, int], str]
 
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 
@@ -36,15 +41,21 @@ def heading_trail(text: str) -> Callable[[int], str]:
     return trail
 
 
-def prefixer(kind: str, doc: Document) -> Callable[[int], str]:
-    """The prefix of a chunk of ``doc`` that starts at a given offset."""
+def prefixer(kind: str, doc: Document, contexts: Contexts | None = None) -> Prefix:
+    """The prefix of the chunk ``[start, end)`` of ``doc``; ``contexts`` is read for ``kind="contexts"``."""
     if kind == "none":
-        return lambda offset: ""
+        return lambda start, end=None: ""
     if kind == "title":
         title = doc.title or doc.id
-        return lambda offset: title
+        return lambda start, end=None: title
     if kind == "headings":
         trail = heading_trail(doc.text)
         title = doc.title or doc.id
-        return lambda offset: trail(offset) or title
-    raise ConfigError(f"chunker.prefix ({kind!r}) must be one of: none, title, headings")
+        return lambda start, end=None: trail(start) or title
+    if kind == "contexts":
+        if contexts is None:
+            raise ConfigError(
+                "chunker.prefix=contexts needs chunker.contexts=<file written by rag-bench contextualize>"
+            )
+        return contexts.for_document(doc)
+    raise ConfigError(f"chunker.prefix ({kind!r}) must be one of: {', '.join(PREFIXES)}")

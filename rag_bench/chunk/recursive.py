@@ -30,9 +30,7 @@ def recursive_ranges(text: str, units: Units, size: int, overlap: int) -> list[t
     return merge_pieces(pieces, units, size, overlap)
 
 
-def split_range(
-    text: str, start: int, end: int, units: Units, size: int, level: int
-) -> list[tuple[int, int]]:
+def split_range(text: str, start: int, end: int, units: Units, size: int, level: int) -> list[tuple[int, int]]:
     """Contiguous pieces covering ``[start, end)``, each at most ``size`` units (or one character)."""
     if units.count(start, end) <= size or end - start <= 1:
         return [(start, end)]

@@ -19,9 +19,7 @@ def project_folder(name: str) -> Path:
 
 def bundled_names() -> list[str]:
     root = project_folder("datasets")
-    return (
-        sorted(p.name for p in root.iterdir() if (p / "questions.jsonl").is_file()) if root.is_dir() else []
-    )
+    return sorted(p.name for p in root.iterdir() if (p / "questions.jsonl").is_file()) if root.is_dir() else []
 
 
 def dataset_folder(name: str, path: str | None) -> Path:

@@ -107,9 +107,7 @@ def load_questions(path: Path, documents: dict[str, Document]) -> tuple[Question
 def _span(path: Path, line: int, i: int, ev: object, documents: dict[str, Document]) -> Span:
     name = f"evidence[{i}]"
     if not isinstance(ev, dict):
-        raise DataError(
-            path, "must be an object {doc_id, start, end} or {doc_id, text}", line=line, field=name
-        )
+        raise DataError(path, "must be an object {doc_id, start, end} or {doc_id, text}", line=line, field=name)
     doc_id = ev.get("doc_id")
     if doc_id is None:
         raise DataError(path, "missing", line=line, field=f"{name}.doc_id", fix="name the evidence document")

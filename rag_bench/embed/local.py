@@ -31,9 +31,7 @@ def load_tokenizer(truncate: int | None = MAX_TOKENS):
 
     blob = resources.files("rag_bench.embed").joinpath("data/all-MiniLM-L6-v2/tokenizer.json").read_bytes()
     if hashlib.sha256(blob).hexdigest() != TOKENIZER_SHA256:
-        raise ConfigError(
-            "the bundled all-MiniLM-L6-v2 tokenizer.json fails its sha256 check; reinstall rag-bench"
-        )
+        raise ConfigError("the bundled all-MiniLM-L6-v2 tokenizer.json fails its sha256 check; reinstall rag-bench")
     tokenizer = Tokenizer.from_str(blob.decode("utf-8"))
     tokenizer.no_padding()  # the file pads every text to 128 tokens
     if truncate is None:

@@ -17,9 +17,7 @@ HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 def write_run(result: RunResult, out_dir: Path) -> dict:
     """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text(
-        OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8"
-    )
+    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8")
     payload = metrics_payload(result)
     table = result.evaluation.per_question.copy()
     table["top_chunks"] = table["top_chunks"].map(json.dumps)

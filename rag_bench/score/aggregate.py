@@ -36,8 +36,6 @@ def summarise(values: np.ndarray, resamples: int = 1000, seed: int = 0) -> Summa
     return Summary(mean, stderr, float(low), float(high), n)
 
 
-def summarise_table(
-    columns: dict[str, np.ndarray], resamples: int = 1000, seed: int = 0
-) -> dict[str, Summary]:
+def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed: int = 0) -> dict[str, Summary]:
     """``summarise`` for each named column (same questions, same seed)."""
     return {name: summarise(values, resamples, seed) for name, values in columns.items()}

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.score.aggregate import Summary, summarise_table
+from rag_bench.score.budget import budget_columns, budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
@@ -46,6 +47,7 @@ def evaluate(
     tau: float,
     resamples: int = 1000,
     seed: int = 0,
+    budgets: Sequence[int] = (),
 ) -> Evaluation:
     """Metrics of each question's ranking (``ranked``/``scores``: (n_questions, width), -1 padded)."""
     locator = ChunkLocator(chunks)
@@ -64,6 +66,7 @@ def evaluate(
         }
         if question.spans:
             values, first = span_metrics(row, chunks, question.spans, touching(locator, question.spans, tau), ks)
+            values.update(budget_metrics(row, chunks, question.spans, budgets, tau))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
             first = first_relevant_rank(run, q, question.judgements)
@@ -71,8 +74,10 @@ def evaluate(
             values, first = {}, None
         rows.append({**base, "first_hit_rank": first, **values})
     table = pd.DataFrame(rows)
-    names = [n for n in metric_columns(ks) if n in table and table[n].notna().any()]
-    table = table.reindex(columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"])
+    names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
+    table = table.reindex(
+        columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"]
+    )
     scored = table[table["labelled"]]
     summary = summarise_table({n: scored[n].dropna().to_numpy(float) for n in names}, resamples, seed)
     by_category, counts = {}, {}

@@ -40,7 +40,15 @@ class ChunkLocator:
 
 
 def overlap(chunk: Chunk, span: Span) -> int:
+    """Characters ``chunk`` and ``span`` share (0 when in different documents)."""
+    if chunk.doc_id != span.doc_id:
+        return 0
     return max(0, min(chunk.end, span.end) - max(chunk.start, span.start))
+
+
+def hits(chunk: Chunk, span: Span, tau: float) -> bool:
+    """The relevance rule: overlap >= max(1, tau * min(len(chunk), len(span)))."""
+    return overlap(chunk, span) >= max(1.0, tau * min(len(chunk), len(span)))
 
 
 def touching(locator: ChunkLocator, spans: Sequence[Span], tau: float) -> dict[int, frozenset[int]]:
@@ -48,12 +56,10 @@ def touching(locator: ChunkLocator, spans: Sequence[Span], tau: float) -> dict[i
 
     A touching chunk that hits no span maps to an empty set.
     """
-    hits: dict[int, set[int]] = {}
+    found: dict[int, set[int]] = {}
     for s, span in enumerate(spans):
         for c in locator.overlapping(span):
-            chunk = locator.chunks[c]
-            shared = overlap(chunk, span)
-            hits.setdefault(c, set())
-            if shared >= max(1.0, tau * min(len(chunk), len(span))):
-                hits[c].add(s)
-    return {c: frozenset(s) for c, s in hits.items()}
+            found.setdefault(c, set())
+            if hits(locator.chunks[c], span, tau):
+                found[c].add(s)
+    return {c: frozenset(s) for c, s in found.items()}

@@ -76,26 +76,18 @@ def test_duplicate_question_id(tmp_path):
 
 
 def test_duplicate_document_id(tmp_path):
-    message = error(
-        tmp_path, [{"id": "q", "question": "?"}], [{"id": "d", "text": "x"}, {"id": "d", "text": "y"}]
-    )
+    message = error(tmp_path, [{"id": "q", "question": "?"}], [{"id": "d", "text": "x"}, {"id": "d", "text": "y"}])
     assert "documents.jsonl:2: id: duplicate id 'd'" in message
 
 
 def test_span_outside_document(tmp_path):
-    message = error(
-        tmp_path, [{"id": "q", "question": "?", "evidence": [{"doc_id": "d1", "start": 40, "end": 99}]}]
-    )
-    assert (
-        "questions.jsonl:1: evidence[0]: span [40, 99) lies outside document 'd1' (53 characters)" in message
-    )
+    message = error(tmp_path, [{"id": "q", "question": "?", "evidence": [{"doc_id": "d1", "start": 40, "end": 99}]}])
+    assert "questions.jsonl:1: evidence[0]: span [40, 99) lies outside document 'd1' (53 characters)" in message
     assert "fix:" in message
 
 
 def test_unknown_document_id(tmp_path):
-    message = error(
-        tmp_path, [{"id": "q", "question": "?", "evidence": [{"doc_id": "nope", "start": 0, "end": 1}]}]
-    )
+    message = error(tmp_path, [{"id": "q", "question": "?", "evidence": [{"doc_id": "nope", "start": 0, "end": 1}]}])
     assert "evidence[0].doc_id: unknown document id 'nope'" in message
 
 

@@ -1,0 +1,88 @@
+"""Semantic chunking: cut between sentences where the meaning shifts (embedding breakpoints).
+
+Each sentence is embedded together with ``window`` sentences on either side; with w_i the
+unit vector of sentence i's window, the similarity across the gap after sentence i is
+s_i = w_i . w_{i+1}. The text is cut after sentence i when s_i < P_p(s), the p-th
+percentile (``threshold_percentile``, linear interpolation) of that document's s. A chunk
+longer than ``max_size`` units is split further by the recursive chunker. After G. Kamradt,
+"5 Levels of Text Splitting" (2024), as in LangChain's SemanticChunker (percentile breakpoints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.chunk.merge import merge_pieces
+from rag_bench.chunk.recursive import split_range
+from rag_bench.chunk.sentence import sentence_spans
+from rag_bench.chunk.units import Units
+
+Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
+
+
+@dataclass(frozen=True)
+class SemanticSplitter:
+    """Sentence groups cut at similarity breakpoints, capped at ``max_size`` units."""
+
+    max_size: int
+    threshold_percentile: float = 5.0
+    window: int = 1
+
+    def parts(self, text: str, units: Units) -> list[str]:
+        """The texts ``ranges`` embeds: each sentence's window (none for a single sentence)."""
+        sentences = content_sentences(text)
+        return sentence_windows(text, sentences, self.window) if len(sentences) > 1 else []
+
+    def ranges(self, text: str, units: Units, embed: Embed) -> list[tuple[int, int]]:
+        sentences = content_sentences(text)
+        if len(sentences) < 2:
+            groups = sentences
+        else:
+            vectors = np.asarray(embed(sentence_windows(text, sentences, self.window)), dtype=np.float32)
+            similarity = np.einsum("ij,ij->i", vectors[:-1], vectors[1:])  # (n - 1,) cosine across each gap
+            groups = group_at_breaks(sentences, breakpoints(similarity, self.threshold_percentile))
+        return [piece for start, end in groups for piece in cap(text, start, end, units, self.max_size)]
+
+
+def content_sentences(text: str) -> list[tuple[int, int]]:
+    """Sentence ranges that hold non-space text; a blank range joins the sentence before it."""
+    out: list[tuple[int, int]] = []
+    for start, end in sentence_spans(text):
+        if text[start:end].strip():
+            out.append((start, end))
+        elif out:
+            out[-1] = (out[-1][0], end)
+    return out
+
+
+def sentence_windows(text: str, sentences: Sequence[tuple[int, int]], window: int) -> list[str]:
+    """For each sentence, the text from ``window`` sentences before it to ``window`` after it."""
+    n = len(sentences)
+    return [text[sentences[max(0, i - window)][0] : sentences[min(n - 1, i + window)][1]].strip() for i in range(n)]
+
+
+def breakpoints(similarity: np.ndarray, percentile: float) -> list[int]:
+    """Gaps i (after sentence i) whose similarity lies strictly below the ``percentile``-th percentile."""
+    if similarity.size == 0:
+        return []
+    threshold = float(np.percentile(similarity, percentile))
+    return [int(i) for i in np.flatnonzero(similarity < threshold)]
+
+
+def group_at_breaks(sentences: Sequence[tuple[int, int]], breaks: Sequence[int]) -> list[tuple[int, int]]:
+    """Character ranges of consecutive sentences, cut after each sentence index in ``breaks``."""
+    groups, first = [], 0
+    for i in [*breaks, len(sentences) - 1]:
+        groups.append((sentences[first][0], sentences[i][1]))
+        first = i + 1
+    return groups
+
+
+def cap(text: str, start: int, end: int, units: Units, max_size: int) -> list[tuple[int, int]]:
+    """``[start, end)`` itself when it measures at most ``max_size`` units, else its recursive split."""
+    if units.count(start, end) <= max_size:
+        return [(start, end)]
+    return merge_pieces(split_range(text, start, end, units, max_size, 0), units, max_size, 0)

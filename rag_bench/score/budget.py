@@ -1,0 +1,72 @@
+"""Budgeted metrics: the ranked list cut by a character budget instead of a count (DESIGN section 3).
+
+With chunks c_1, c_2, ... best first and a budget of B characters, the context holds the
+chunks in rank order until B characters are spent; the chunk that crosses the budget is cut
+to its first B - (characters before it) characters and later chunks are left out. On that
+context, with S the spans and E the union of evidence characters:
+  hit@Bchars       1 if a context chunk hits a span (the tau rule, on the cut chunk's length)
+  recall@Bchars    |spans hit by the context| / |S|
+  coverage@Bchars  |E & context characters| / |E|
+Only source characters spend the budget (prefixes never count, as in every character
+metric). Example: at B = 1000 a run of 2000-character chunks gets half of its top chunk
+as context, and a run of 250-character chunks gets its top four.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from rag_bench.score.relevance import hits
+from rag_bench.score.spans import intersection_size, size, union
+from rag_bench.types import Chunk, Span
+
+FAMILIES = ("hit", "recall", "coverage")
+_NAME = re.compile(r"^([a-z_]+)@(\d+)chars$")
+
+
+def budget_name(family: str, chars: int) -> str:
+    return f"{family}@{chars}chars"
+
+
+def parse_budget_metric(name: str) -> tuple[str, int] | None:
+    """``"recall@1000chars"`` -> ("recall", 1000); None when ``name`` is not a budgeted metric."""
+    match = _NAME.match(name.strip())
+    if match is None or match.group(1) not in FAMILIES or int(match.group(2)) < 1:
+        return None
+    return match.group(1), int(match.group(2))
+
+
+def budget_columns(budgets: Sequence[int]) -> list[str]:
+    """Budgeted metric names in report order: each family at each budget."""
+    return [budget_name(f, b) for f in FAMILIES for b in sorted(set(budgets))]
+
+
+def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:
+    """The chunks that fill ``budget`` characters in rank order, the last one cut to fit."""
+    context: list[Chunk] = []
+    left = budget
+    for c in ranked:
+        if left <= 0:
+            break
+        chunk = chunks[c]
+        take = min(len(chunk), left)
+        context.append(chunk if take == len(chunk) else Chunk(chunk.doc_id, chunk.start, chunk.start + take, ""))
+        left -= take
+    return context
+
+
+def budget_metrics(
+    ranked: Sequence[int], chunks: Sequence[Chunk], spans: Sequence[Span], budgets: Sequence[int], tau: float
+) -> dict[str, float]:
+    """Every budgeted metric of one question's ranking (chunk indices, best first) against its spans."""
+    evidence = union([(s.doc_id, s.start, s.end) for s in spans])
+    out: dict[str, float] = {}
+    for budget in sorted(set(budgets)):
+        context = budget_context(ranked, chunks, budget)
+        hit_spans = {i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)}
+        covered = intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context]))
+        out[budget_name("hit", budget)] = float(bool(hit_spans))
+        out[budget_name("recall", budget)] = len(hit_spans) / len(spans)
+        out[budget_name("coverage", budget)] = covered / size(evidence)
+    return out
