@@ -1,0 +1,63 @@
+"""Run every performance benchmark, each in a fresh process, and print every ratio with PASS/FAIL.
+
+Usage: python benchmarks/perf/run_all.py [--only bm25,dense,...]
+Exit status 1 when any goal fails. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from
+the benchmarks' environment (this command only), so numpy's OpenBLAS picks its own kernel
+for this CPU; the kernel each side runs is printed (threadpoolctl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import Check, machine
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = {
+    "bm25": "bench_bm25.py",
+    "dense": "bench_dense.py",
+    "metrics": "bench_metrics.py",
+    "fusion": "bench_fusion.py",
+    "memory": "bench_memory.py",
+    "scaling": "bench_scaling.py",
+    "hnsw": "bench_hnsw.py",
+}
+
+
+def run(name: str, env: dict[str, str]) -> list[Check]:
+    """Run one benchmark script (its output goes straight through) and read back its checks."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "checks.json"
+        done = subprocess.run([sys.executable, str(HERE / SCRIPTS[name]), "--json", str(out)], env=env)
+        if done.returncode != 0 or not out.exists():
+            return [Check(name, "benchmark ran (exit status)", float(done.returncode), "<=", 0.0)]
+        return [Check(**c) for c in json.loads(out.read_text())]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=",".join(SCRIPTS), help="comma-separated subset of: " + ", ".join(SCRIPTS))
+    names = parser.parse_args().only.split(",")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    print(f"machine: {machine()}")
+    coretype = os.environ.get("OPENBLAS_CORETYPE", "(unset)")
+    print(f"environment: OPENBLAS_CORETYPE={coretype} here, unset for the benchmarks")
+    start = time.perf_counter()
+    checks = [check for name in names for check in run(name, env)]
+    print(f"\n== Summary ({time.perf_counter() - start:.0f} s)")
+    for check in checks:
+        print(f"   {check.line()}")
+    failed = [c for c in checks if not c.passed]
+    print(f"   {len(checks) - len(failed)} of {len(checks)} checks pass" + (f"; {len(failed)} FAIL" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
