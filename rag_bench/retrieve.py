@@ -77,7 +77,7 @@ def dense_candidates(
 
     def compute() -> Candidates:
         docs, doc_stats = embed_cached(
-            embedder, ws.store(embedder, "document"), corpus.passages, "document", "embedding chunks"
+            embedder, ws.store(embedder, "document"), corpus.passages, "document", "embedding chunks", memory_map=True
         )
         queries, query_stats = embed_cached(
             embedder, ws.store(embedder, "query"), list(questions), "query", "embedding questions"

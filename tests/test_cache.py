@@ -93,3 +93,26 @@ def test_each_distinct_text_is_embedded_once(tmp_path):
     assert (stats.embedded, stats.cache_hits, fake.calls) == (2, 1, [(2, "query")])
     _, stats = embed_cached(fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "query"), ["b", "a"], "query")
     assert (stats.embedded, stats.cache_hits) == (0, 2)
+
+
+def test_corpus_vectors_are_memory_mapped_and_a_damaged_matrix_is_rebuilt(tmp_path):
+    texts = [f"chunk {i}" for i in range(100)]
+    fake = FakeEmbedder(16)
+    first, stats = embed_cached(
+        fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "document"), texts, "document", memory_map=True
+    )
+    assert isinstance(first, np.memmap) and stats.embedded == 100
+    np.testing.assert_array_equal(first, FakeEmbedder(16).embed(texts))
+    store = VectorStore(DiskCache(tmp_path), fake.name, 16, "document")
+    again, stats = embed_cached(fake, store, texts, "document", memory_map=True)
+    assert isinstance(again, np.memmap) and stats.embedded == 0 and not again.flags.writeable
+    matrix = next(p for p in (tmp_path / "vectors-matrix").rglob("*") if p.is_file())
+    blob = bytearray(matrix.read_bytes())
+    blob[-1] ^= 0xFF
+    matrix.write_bytes(bytes(blob))
+    cache = DiskCache(tmp_path)
+    rebuilt, stats = embed_cached(
+        fake, VectorStore(cache, fake.name, 16, "document"), texts, "document", memory_map=True
+    )
+    assert cache.corrupt == 1 and stats.embedded == 0  # rebuilt from the batches, nothing re-embedded
+    np.testing.assert_array_equal(rebuilt, FakeEmbedder(16).embed(texts))
