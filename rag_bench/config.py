@@ -124,12 +124,17 @@ class RetrievalConfig:
     k1: float = 1.5
     b: float = 0.75
     bm25_variant: str = "okapi"  # okapi = rank-bm25's BM25Okapi scores; lucene = Lucene/Anserini's
+    index: str = "exact"  # dense index: exact inner product, or hnsw (approximate; its recall is reported)
+    hnsw_m: int = 32  # hnsw: graph neighbours per node
+    hnsw_ef: int = 128  # hnsw: search breadth (higher = better recall, slower)
+    hnsw_ef_construction: int = 200
 
     def __post_init__(self) -> None:
         from rag_bench.index.analyzers import ANALYZERS
         from rag_bench.index.bm25 import VARIANTS
 
         _one_of("retrieval.bm25_variant", self.bm25_variant, VARIANTS)
+        _one_of("retrieval.index", self.index, ("exact", "hnsw"))
 
         _one_of("retrieval.mode", self.mode, RETRIEVAL_MODES)
         _one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))

@@ -39,6 +39,7 @@ class Stats:
     embedded: int = 0  # texts newly embedded (documents and queries)
     cache_hits: int = 0  # texts whose vectors came from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
+    ann_recall: float | None = None  # retrieval.index=hnsw: recall of its top depth against exact search
     index_bytes: int = 0
     tokens: int = 0  # billed API tokens (embedding and reranking) in this run
     cost_usd: float = 0.0  # estimated API cost of this run (configs/prices.yaml)
@@ -115,6 +116,8 @@ def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidate
             stats.truncated = count_truncated(ws, embedder, corpus)
     stats.reused[index] = cached
     stats.index_bytes += found.index_bytes
+    if found.ann_recall is not None:
+        stats.ann_recall = found.ann_recall
     if not cached:
         stats.embedded += found.embedded.embedded
         stats.cache_hits += found.embedded.cache_hits

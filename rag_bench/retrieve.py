@@ -20,6 +20,7 @@ from rag_bench.errors import ConfigError
 from rag_bench.index.analyzers import get_analyzer
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.dense import DenseIndex
+from rag_bench.index.hnsw import HNSWIndex, recall_at_depth
 from rag_bench.types import Chunk
 from rag_bench.workspace import Workspace
 
@@ -44,6 +45,7 @@ class Candidates:
     scores: np.ndarray
     index_bytes: int
     embedded: EmbedStats
+    ann_recall: float | None = None  # approximate index: share of the exact top-depth it found
 
 
 def bm25_candidates(ws: Workspace, cfg: Config, corpus: Corpus, questions: Sequence[str]) -> tuple[Candidates, bool]:
@@ -73,7 +75,9 @@ def dense_candidates(
         raise ConfigError(
             f"embedder.dimension ({target}) exceeds the native dimension ({embedder.dimension}) of {embedder.name}"
         )
-    key = digest("dense", corpus.key, embedder.name, embedder.dimension, target, list(questions), cfg.retrieval.depth)
+    r = cfg.retrieval
+    ann = (r.index, r.hnsw_m, r.hnsw_ef, r.hnsw_ef_construction) if r.index == "hnsw" else "exact"
+    key = digest("dense", corpus.key, embedder.name, embedder.dimension, target, list(questions), r.depth, ann)
 
     def compute() -> Candidates:
         docs, doc_stats = embed_cached(
@@ -83,10 +87,14 @@ def dense_candidates(
             embedder, ws.store(embedder, "query"), list(questions), "query", "embedding questions"
         )
         docs, queries = reduce_dimension(embedder, docs, queries, target)
-        index = DenseIndex(docs)
-        idx, scores = index.search(queries, cfg.retrieval.depth)
+        exact = DenseIndex(docs)
+        idx, scores = exact.search(queries, r.depth)
         stats = EmbedStats(doc_stats.embedded + query_stats.embedded, doc_stats.cache_hits + query_stats.cache_hits)
-        return Candidates(idx, scores, index.nbytes, stats)
+        if r.index == "exact":
+            return Candidates(idx, scores, exact.nbytes, stats)
+        approx = HNSWIndex(docs, M=r.hnsw_m, ef=r.hnsw_ef, ef_construction=r.hnsw_ef_construction)
+        ann_idx, ann_scores = approx.search(queries, r.depth)
+        return Candidates(ann_idx, ann_scores, approx.nbytes, stats, recall_at_depth(ann_idx, idx))
 
     return ws.cache.get_or_compute("candidates", key, compute)
 

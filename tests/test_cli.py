@@ -99,3 +99,23 @@ def test_bad_dataset_fails_cleanly_and_leaves_the_cache_intact(tmp_path):
     reader = DiskCache(cache)
     assert all(len(list(reader.entries(ns.relative_to(cache).as_posix()))) for ns in cache.glob("vectors/*/*/*"))
     assert reader.corrupt == 0
+
+
+def test_hnsw_runs_report_their_recall_against_exact_search(tmp_path):
+    pytest.importorskip("faiss")
+    out = tmp_path / "run"
+    args = ("embedder=fake", "retrieval=dense", "retrieval.index=hnsw", "retrieval.hnsw_m=4", "retrieval.hnsw_ef=8")
+    done = rag_bench(*args, f"hydra.run.dir={out}", cache=tmp_path / "cache")
+    assert done.returncode == 0, done.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (
+        0 < metrics["metrics"]["ann_recall@20"] <= 1
+        and metrics["stats"]["ann_recall"] == metrics["metrics"]["ann_recall@20"]
+    )
+    exact = rag_bench(
+        "embedder=fake", "retrieval=dense", f"hydra.run.dir={tmp_path / 'exact'}", cache=tmp_path / "cache"
+    )
+    assert (
+        exact.returncode == 0
+        and "ann_recall@20" not in json.loads((tmp_path / "exact" / "metrics.json").read_text())["metrics"]
+    )

@@ -52,7 +52,7 @@ def metrics_payload(result: RunResult) -> dict:
         "dataset": result.dataset.name,
         "n_questions": ev.n_scored,
         "n_unlabelled": ev.n_unlabelled,
-        "metrics": {name: _number(s.mean) for name, s in ev.summary.items()},
+        "metrics": {name: _number(s.mean) for name, s in ev.summary.items()} | ann_metric(result),
         "ci95": {name: [_number(s.ci_low), _number(s.ci_high)] for name, s in ev.summary.items()},
         "stderr": {name: _number(s.stderr) for name, s in ev.summary.items()},
         "by_category": {
@@ -62,6 +62,13 @@ def metrics_payload(result: RunResult) -> dict:
         "stats": asdict(result.stats),
         "config": OmegaConf.to_container(OmegaConf.structured(result.config)),
     }
+
+
+def ann_metric(result: RunResult) -> dict[str, float]:
+    """``ann_recall@depth``: what an approximate index found of the exact top ``retrieval.depth``."""
+    if result.stats.ann_recall is None:
+        return {}
+    return {f"ann_recall@{result.config.retrieval.depth}": result.stats.ann_recall}
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
