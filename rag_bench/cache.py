@@ -76,21 +76,21 @@ class DiskCache:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def entries(self, namespace: str) -> Iterator[tuple[str, bytes]]:
-        """Every valid ``(key, payload)`` of a namespace; corrupt entries are dropped."""
+    def keys(self, namespace: str) -> list[str]:
+        """The keys stored in a namespace (entries being written are not listed)."""
         folder = self.root / namespace
         if not folder.is_dir():
-            return
-        for path in sorted(folder.glob("??/*")):
-            if path.name.startswith(".tmp-"):
+            return []
+        return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(".tmp-"))
+
+    def entries(self, namespace: str, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, bytes]]:
+        """Every valid ``(key, payload)`` of a namespace but those in ``skip``; corrupt entries are dropped."""
+        for key in self.keys(namespace):
+            if key in skip:
                 continue
-            try:
-                blob = path.read_bytes()
-            except FileNotFoundError:  # removed by a concurrent process
-                continue
-            payload = self._verify(path, blob)
+            payload = self.get(namespace, key)  # None: removed by a concurrent process, or corrupt
             if payload is not None:
-                yield path.name, payload
+                yield key, payload
 
     def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> tuple[T, bool]:
         """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss."""

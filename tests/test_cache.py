@@ -116,3 +116,13 @@ def test_corpus_vectors_are_memory_mapped_and_a_damaged_matrix_is_rebuilt(tmp_pa
     )
     assert cache.corrupt == 1 and stats.embedded == 0  # rebuilt from the batches, nothing re-embedded
     np.testing.assert_array_equal(rebuilt, FakeEmbedder(16).embed(texts))
+
+
+def test_two_stores_on_one_namespace_see_each_others_work(tmp_path):
+    cache, fake = DiskCache(tmp_path), FakeEmbedder(16)
+    chunks = VectorStore(cache, fake.name, 16, "document")  # e.g. the dense stage's store
+    sentences = VectorStore(cache, fake.name, 16, "document")  # e.g. a reranker's own store
+    embed_cached(fake, chunks, ["alpha", "beta"], "document")
+    embed_cached(fake, sentences, ["beta", "gamma"], "document")  # beta comes from the first store's batch
+    _, stats = embed_cached(fake, chunks, ["gamma", "alpha"], "document")  # gamma from the second's
+    assert stats.embedded == 0 and [n for n, _ in fake.calls] == [2, 1]

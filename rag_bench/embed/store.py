@@ -74,18 +74,27 @@ class VectorStore:
         self._known: dict[bytes, np.ndarray] | None = None
 
     def known(self) -> dict[bytes, np.ndarray]:
-        """Every cached vector of this namespace by text key (read once, then kept in memory)."""
+        """Every cached vector of this namespace by text key.
+
+        Batches are read once and kept in memory; each call also reads the batches that
+        appeared since (written by another store on the same cache, in this process or
+        another), so no text is embedded twice because one store had not seen another's work.
+        """
         if self._known is None:
-            self._known = {}
-            for _, payload in self.cache.entries(self.namespace):
-                keys, vectors = unpack(payload)
-                self._known.update(zip(keys, vectors, strict=True))
+            self._known, self._loaded = {}, set()
+        for entry, payload in self.cache.entries(self.namespace, skip=self._loaded):
+            keys, vectors = unpack(payload)
+            self._known.update(zip(keys, vectors, strict=True))
+            self._loaded.add(entry)
         return self._known
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
         entry = hashlib.sha256(b"".join(keys)).hexdigest()
         self.cache.put(self.namespace, entry, pack(keys, vectors))
-        self.known().update(zip(keys, vectors, strict=True))
+        if self._known is None:
+            self.known()
+        self._known.update(zip(keys, vectors, strict=True))
+        self._loaded.add(entry)
 
     def _matrix_path(self, keys: list[bytes]) -> Path:
         return self.cache.path(self.namespace.replace("vectors/", "vectors-matrix/", 1), digest(b"".join(keys)))
