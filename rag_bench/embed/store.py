@@ -73,19 +73,22 @@ class VectorStore:
         self.namespace = f"vectors/{model.replace('/', '--')}/{dimension}/{input_type}"
         self._known: dict[bytes, np.ndarray] | None = None
 
-    def known(self) -> dict[bytes, np.ndarray]:
+    def known(self, refresh: bool = False) -> dict[bytes, np.ndarray]:
         """Every cached vector of this namespace by text key.
 
-        Batches are read once and kept in memory; each call also reads the batches that
+        Batches are read once and kept in memory. ``refresh`` also reads the batches that
         appeared since (written by another store on the same cache, in this process or
-        another), so no text is embedded twice because one store had not seen another's work.
+        another): callers refresh before embedding, so no text is embedded twice because
+        one store had not seen another's work.
         """
         if self._known is None:
             self._known, self._loaded = {}, set()
-        for entry, payload in self.cache.entries(self.namespace, skip=self._loaded):
-            keys, vectors = unpack(payload)
-            self._known.update(zip(keys, vectors, strict=True))
-            self._loaded.add(entry)
+            refresh = True
+        if refresh:
+            for entry, payload in self.cache.entries(self.namespace, skip=self._loaded):
+                keys, vectors = unpack(payload)
+                self._known.update(zip(keys, vectors, strict=True))
+                self._loaded.add(entry)
         return self._known
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
@@ -174,12 +177,10 @@ def embed_cached(
         mapped = store.matrix(keys)
         if mapped is not None:
             return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
+    todo = _missing(store.known(), keys, texts)
+    if todo:  # another store may have embedded some of them meanwhile
+        todo = _missing(store.known(refresh=True), keys, texts)
     known = store.known()
-    missing: dict[bytes, str] = {}
-    for key, text in zip(keys, texts, strict=True):
-        if key not in known:
-            missing.setdefault(key, text)
-    todo = list(missing.items())
     with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
         for first in range(0, len(todo), COMMIT_EVERY):
             batch = todo[first : first + COMMIT_EVERY]
@@ -193,3 +194,12 @@ def embed_cached(
         return mapped, stats
     out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
     return out, stats
+
+
+def _missing(known: dict[bytes, np.ndarray], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
+    """``(key, text)`` of each distinct text not in ``known``, in first-seen order."""
+    missing: dict[bytes, str] = {}
+    for key, text in zip(keys, texts, strict=True):
+        if key not in known:
+            missing.setdefault(key, text)
+    return list(missing.items())
