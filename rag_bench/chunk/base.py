@@ -11,6 +11,7 @@ import numpy as np
 from rag_bench.chunk.cluster import ClusterSplitter
 from rag_bench.chunk.contexts import Contexts
 from rag_bench.chunk.fixed import fixed_windows
+from rag_bench.chunk.langchain import langchain_ranges
 from rag_bench.chunk.prefix import prefixer
 from rag_bench.chunk.recursive import recursive_ranges
 from rag_bench.chunk.semantic import SemanticSplitter
@@ -30,6 +31,7 @@ STRATEGIES: dict[str, Callable[[str, Units, int, int], list[tuple[int, int]]]] =
     "fixed": lambda text, units, size, overlap: fixed_windows(units, size, overlap),
     "recursive": recursive_ranges,
     "sentence": sentence_ranges,
+    "langchain": langchain_ranges,
 }
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows (document mode)
