@@ -17,7 +17,7 @@ import pickle
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 log = logging.getLogger(__name__)
 MAGIC = b"RBC1"
@@ -42,6 +42,21 @@ def digest(*parts: object) -> str:
     return h.hexdigest()
 
 
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Create ``path`` whole or not at all: ``write`` fills a temporary file that is then renamed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class DiskCache:
     """Bytes by (namespace, key) under ``root``."""
 
@@ -63,18 +78,8 @@ class DiskCache:
 
     def put(self, namespace: str, key: str, payload: bytes) -> None:
         """Store ``payload`` under ``key`` atomically (write a temporary file, then rename)."""
-        path = self.path(namespace, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(MAGIC + hashlib.sha256(payload).digest() + payload)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        blob = MAGIC + hashlib.sha256(payload).digest() + payload
+        atomic_write(self.path(namespace, key), lambda handle: handle.write(blob))
 
     def keys(self, namespace: str) -> list[str]:
         """The keys stored in a namespace (entries being written are not listed)."""

@@ -51,3 +51,16 @@ def field(path: Path, line: int, obj: dict, name: str, kind: type | tuple[type, 
         want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise DataError(path, f"must be {want}, got {type(value).__name__}", line=line, field=name)
     return value
+
+
+def reject_unknown(path: Path, line: int, obj: dict, allowed: set[str]) -> None:
+    """A DataError naming the first field of ``obj`` not in ``allowed`` (a typo must not pass silently)."""
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise DataError(
+            path,
+            f"unknown field {unknown[0]!r}",
+            line=line,
+            field=unknown[0],
+            fix=f"allowed fields are {', '.join(sorted(allowed))}",
+        )

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from types import MappingProxyType
 
-from rag_bench.data.jsonl import field, read_jsonl
+from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
 from rag_bench.errors import DataError
 from rag_bench.types import Dataset, Document, Question, Span
 
@@ -55,7 +55,7 @@ def load_documents(folder: Path) -> tuple[Document, ...]:
 def _documents_from_jsonl(path: Path):
     seen: dict[str, int] = {}
     for line, obj in read_jsonl(path):
-        _reject_unknown(path, line, obj, DOCUMENT_FIELDS)
+        reject_unknown(path, line, obj, DOCUMENT_FIELDS)
         doc_id = _check_id(path, line, field(path, line, obj, "id", (str, int)), seen)
         text = field(path, line, obj, "text", str)
         title = field(path, line, obj, "title", str, required=False)
@@ -83,7 +83,7 @@ def load_questions(path: Path, documents: dict[str, Document]) -> tuple[Question
     seen: dict[str, int] = {}
     questions = []
     for line, obj in read_jsonl(path):
-        _reject_unknown(path, line, obj, QUESTION_FIELDS)
+        reject_unknown(path, line, obj, QUESTION_FIELDS)
         qid = _check_id(path, line, field(path, line, obj, "id", (str, int)), seen)
         evidence = field(path, line, obj, "evidence", list, required=False) or []
         spans = tuple(_span(path, line, i, ev, documents) for i, ev in enumerate(evidence))
@@ -194,15 +194,3 @@ def _check_id(path: Path, line: int, value: str | int, seen: dict[str, int]) -> 
         )
     seen[ident] = line
     return ident
-
-
-def _reject_unknown(path: Path, line: int, obj: dict, allowed: set[str]) -> None:
-    unknown = sorted(set(obj) - allowed)
-    if unknown:
-        raise DataError(
-            path,
-            f"unknown field {unknown[0]!r}",
-            line=line,
-            field=unknown[0],
-            fix=f"allowed fields are {', '.join(sorted(allowed))}",
-        )

@@ -17,9 +17,7 @@ every process on the machine.
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from rag_bench.cache import MAGIC, DiskCache, digest
+from rag_bench.cache import MAGIC, DiskCache, atomic_write, digest
 from rag_bench.embed.base import Embedder
 
 COMMIT_EVERY = 64  # texts per cache entry
@@ -130,25 +128,19 @@ class VectorStore:
         known = self.known()
         dim = len(next(iter(known.values())))
         path = self._matrix_path(keys)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                header = MATRIX_HEADER.pack(MATRIX_TAG, len(keys), dim)
-                check = hashlib.sha256(header)
-                handle.write(MAGIC + bytes(32) + header)
-                for first in range(0, len(keys), ROWS_PER_WRITE):
-                    block = np.stack([known[k] for k in keys[first : first + ROWS_PER_WRITE]]).astype(np.float32)
-                    check.update(block.data)
-                    handle.write(block.data)
-                handle.seek(len(MAGIC))
-                handle.write(check.digest())
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+
+        def write(handle) -> None:
+            header = MATRIX_HEADER.pack(MATRIX_TAG, len(keys), dim)
+            check = hashlib.sha256(header)
+            handle.write(MAGIC + bytes(32) + header)
+            for first in range(0, len(keys), ROWS_PER_WRITE):
+                block = np.stack([known[k] for k in keys[first : first + ROWS_PER_WRITE]]).astype(np.float32)
+                check.update(block.data)
+                handle.write(block.data)
+            handle.seek(len(MAGIC))
+            handle.write(check.digest())  # the checksum covers header and rows, as in every cache entry
+
+        atomic_write(path, write)
         return np.memmap(
             path, dtype=np.float32, mode="r", offset=len(MAGIC) + 32 + MATRIX_HEADER.size, shape=(len(keys), dim)
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from rag_bench.data.jsonl import field, read_jsonl
+from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
 from rag_bench.errors import DataError
 from rag_bench.generate.base import Answer, is_refusal, parse_citations
 from rag_bench.generate.prompt import Prompt
@@ -24,15 +24,7 @@ def load_replay(path: Path) -> dict[str, Answer]:
     answers: dict[str, Answer] = {}
     lines: dict[str, int] = {}
     for line, obj in read_jsonl(path):
-        unknown = sorted(set(obj) - FIELDS)
-        if unknown:
-            raise DataError(
-                path,
-                f"unknown field {unknown[0]!r}",
-                line=line,
-                field=unknown[0],
-                fix=f"allowed fields are {', '.join(sorted(FIELDS))}",
-            )
+        reject_unknown(path, line, obj, FIELDS)
         qid = str(field(path, line, obj, "question_id", (str, int)))
         if qid in lines:
             raise DataError(
