@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Sequence
+from itertools import chain, count
 from numbers import Real
 
 import numpy as np
 
 from rag_bench.errors import ConfigError
 from rag_bench.index.topk import top_k_row
+
+try:  # compiled query kernel when numba (extra "fast") is installed; identical results either way
+    from rag_bench.index import bm25_numba as _kernels
+except (ImportError, RuntimeError):  # no numba, or numba found nowhere writable for its kernel cache
+    _kernels = None
 
 
 class BM25Index:
@@ -21,6 +28,10 @@ class BM25Index:
     per-document sums in query order reproduce ``BM25Okapi.get_scores`` bit for bit.
     One divergence: where rank-bm25 divides 0/0 for a document *without* the term
     (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
+
+    ``search`` runs a compiled numba kernel when numba is installed (extra ``fast``) and a
+    numpy loop otherwise; both add the same weights in the same order and return the same
+    arrays bit for bit.
 
     ``variant="lucene"`` scores as Lucene's BM25Similarity (Lucene 8+, used by Anserini):
     idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), term weight idf * tf / (tf + k1*(1 - b +
@@ -71,10 +82,11 @@ class BM25Index:
         n_docs = len(docs)
         doc_len = np.fromiter((len(doc) for doc in docs), np.int64, n_docs)  # (n_docs,)
         n_tokens = int(doc_len.sum())
-        vocab: dict[str, int] = {}
-        term_of = np.fromiter(  # (n_tokens,) term id of every token, corpus order
-            (vocab.setdefault(term, len(vocab)) for doc in docs for term in doc), np.int64, n_tokens
+        ids: defaultdict[str, int] = defaultdict(count().__next__)  # a new term takes the next id
+        term_of = np.fromiter(  # (n_tokens,) term id of every token, corpus order; one C-level pass
+            map(ids.__getitem__, chain.from_iterable(docs)), np.int64, n_tokens
         )
+        vocab = dict(ids)
         n_terms = len(vocab)
         doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), doc_len)  # (n_tokens,)
         # One key per (term, doc) pair; sorting the keys groups postings by term, then doc.
@@ -131,16 +143,15 @@ class BM25Index:
         arrays = (self.indptr, self.doc_ids, self.weights, self.idf, self.doc_len)
         return int(sum(a.nbytes for a in arrays))
 
-    def _spans(self, query: Sequence[str]) -> list[tuple[int, int]]:
-        """Postings range of each known query term, in query order (repeats kept)."""
+    def _term_ids(self, query: Sequence[str]) -> list[int]:
+        """Term id of each known query term, in query order (repeats kept)."""
         if isinstance(query, str):
             raise TypeError("a BM25 query must be a sequence of terms, not a string")
-        spans = []
-        for term in query:
-            tid = self.vocab.get(term)
-            if tid is not None:
-                spans.append((int(self.indptr[tid]), int(self.indptr[tid + 1])))
-        return spans
+        return [tid for tid in map(self.vocab.get, query) if tid is not None]
+
+    def _spans(self, query: Sequence[str]) -> list[tuple[int, int]]:
+        """Postings range of each known query term, in query order (repeats kept)."""
+        return [(int(self.indptr[tid]), int(self.indptr[tid + 1])) for tid in self._term_ids(query)]
 
     def scores(self, query: Sequence[str]) -> np.ndarray:
         """BM25 score of every document for ``query``: (n_docs,) float64, unknown terms add 0."""
@@ -162,6 +173,25 @@ class BM25Index:
         n_queries = len(queries)
         indices = np.full((n_queries, depth), -1, dtype=np.int64)  # (n_queries, depth)
         values = np.full((n_queries, depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
+        if _kernels is None:
+            self._search_numpy(queries, indices, values)
+        else:
+            self._search_numba(queries, indices, values)
+        return indices, values
+
+    def _search_numba(self, queries: Sequence[Sequence[str]], indices: np.ndarray, values: np.ndarray) -> None:
+        """``search`` with the compiled kernel (``bm25_numba``): every query in one call, same results."""
+        per_query = [self._term_ids(query) for query in queries]
+        term_ptr = np.zeros(len(per_query) + 1, dtype=np.int64)  # query q's terms: terms[term_ptr[q]:term_ptr[q + 1]]
+        np.cumsum(np.fromiter(map(len, per_query), np.int64, len(per_query)), out=term_ptr[1:])
+        terms = np.fromiter(chain.from_iterable(per_query), np.int64, int(term_ptr[-1]))  # (n_query_terms,)
+        doc_ids = self.doc_ids.view(np.uint32 if self.doc_ids.itemsize == 4 else np.uint64)  # ids are >= 0
+        index = (self.indptr, doc_ids, self.weights)
+        _kernels.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
+
+    def _search_numpy(self, queries: Sequence[Sequence[str]], indices: np.ndarray, values: np.ndarray) -> None:
+        """``search`` without numba: fill the padded ``indices``/``values`` rows query by query."""
+        depth = indices.shape[1]
         acc = np.zeros(self.n_docs, dtype=np.float64)  # (n_docs,) scratch, all zero between queries
         hit = np.zeros(self.n_docs, dtype=bool)  # (n_docs,) scratch, all False between queries
         for row, query in enumerate(queries):
@@ -182,7 +212,6 @@ class BM25Index:
             indices[row, : len(top)] = cand[top]
             values[row, : len(top)] = top_scores
             acc[cand] = 0.0
-        return indices, values
 
 
 VARIANTS = ("okapi", "lucene")

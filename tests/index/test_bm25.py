@@ -1,5 +1,9 @@
+import json
 import math
 import pickle
+import subprocess
+import sys
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -8,8 +12,27 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from rag_bench.errors import ConfigError
+from rag_bench.index import bm25
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.topk import top_k
+
+KERNELS = {"numpy": None, "numba": bm25._kernels}  # bm25._kernels is None without numba (extra "fast")
+PATHS = [
+    "numpy",
+    pytest.param("numba", marks=pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")),
+]
+
+
+@contextmanager
+def search_path(name):
+    """BM25Index.search through the numpy loop or the numba kernel, whichever ``name`` says."""
+    saved = bm25._kernels
+    bm25._kernels = KERNELS[name]
+    try:
+        yield
+    finally:
+        bm25._kernels = saved
+
 
 CORPUS = [
     ["the", "cat", "sat", "on", "the", "mat"],
@@ -88,20 +111,24 @@ def test_scores_equal_rank_bm25_on_random_corpora(docs, query, k1, b, epsilon):
     assert np.array_equal(index.scores(query), ref.get_scores(query))
 
 
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=100, deadline=None)
 @given(docs=corpora, batch=st.lists(queries, max_size=4), depth=st.integers(0, 30))
-def test_search_matches_oracle_top_k_on_random_corpora(docs, batch, depth):
+def test_search_matches_oracle_top_k_on_random_corpora(path, docs, batch, depth):
     index = BM25Index.build(docs)
-    indices, values = index.search(batch, depth)
+    with search_path(path):
+        indices, values = index.search(batch, depth)
     want_indices, want_values = _oracle_search(docs, batch, depth)
     assert np.array_equal(indices, want_indices)
     assert np.array_equal(values, want_values)
 
 
-def test_search_ranks_by_score_then_index_and_pads():
+@pytest.mark.parametrize("path", PATHS)
+def test_search_ranks_by_score_then_index_and_pads(path):
     docs = [["q"], ["other"], ["q", "q"], ["q"], ["z"]]  # docs 0 and 3 tie
     index = BM25Index.build(docs)
-    indices, values = index.search([["q"], ["nothing"], []], depth=5)
+    with search_path(path):
+        indices, values = index.search([["q"], ["nothing"], []], depth=5)
     assert indices.dtype == np.int64 and values.dtype == np.float64
     assert indices.tolist() == [[2, 0, 3, -1, -1], [-1] * 5, [-1] * 5]
     assert values[0, 1] == values[0, 2] > 0
@@ -109,50 +136,63 @@ def test_search_ranks_by_score_then_index_and_pads():
     assert np.all(np.isneginf(values[0, 3:])) and np.all(np.isneginf(values[1:]))
 
 
-def test_search_returns_only_docs_with_a_query_term_even_if_score_is_zero():
+@pytest.mark.parametrize("path", PATHS)
+def test_search_returns_only_docs_with_a_query_term_even_if_score_is_zero(path):
     docs = [["a", "b"], ["a", "c"], ["d"], ["e"]]  # df(a) = N/2: idf exactly 0
     index = BM25Index.build(docs)
-    indices, values = index.search([["a"]], depth=4)
+    with search_path(path):
+        indices, values = index.search([["a"]], depth=4)
     assert indices.tolist() == [[0, 1, -1, -1]]
     assert values[0, :2].tolist() == [0.0, 0.0]
 
 
-def test_search_sparse_and_bitmap_paths_agree_with_oracle():
+@pytest.mark.parametrize("path", PATHS)
+def test_search_sparse_and_bitmap_paths_agree_with_oracle(path):
     docs = [["common", f"w{i % 7}"] for i in range(100)] + [["rare", "common"]]
     batch = [["rare"], ["rare", "w3"], ["common", "rare"], ["w1", "w1"]]
-    indices, values = BM25Index.build(docs).search(batch, depth=10)
+    with search_path(path):
+        indices, values = BM25Index.build(docs).search(batch, depth=10)
     want_indices, want_values = _oracle_search(docs, batch, 10)
     assert indices[0].tolist() == [100] + [-1] * 9
     assert np.array_equal(indices, want_indices)
     assert np.array_equal(values, want_values)
 
 
-def test_search_depth_zero_and_bad_depth():
+@pytest.mark.parametrize("path", PATHS)
+def test_search_depth_zero_and_bad_depth(path):
     index = BM25Index.build(CORPUS)
-    indices, values = index.search([["cat"]], depth=0)
-    assert indices.shape == values.shape == (1, 0)
-    with pytest.raises(ConfigError, match=r"retrieval.depth \(-1\)"):
-        index.search([["cat"]], depth=-1)
+    with search_path(path):
+        indices, values = index.search([["cat"]], depth=0)
+        assert indices.shape == values.shape == (1, 0)
+        assert index.search([], depth=3)[0].shape == (0, 3)
+        with pytest.raises(ConfigError, match=r"retrieval.depth \(-1\)"):
+            index.search([["cat"]], depth=-1)
 
 
-def test_empty_corpus_and_empty_docs():
+@pytest.mark.parametrize("path", PATHS)
+def test_empty_corpus_and_empty_docs(path):
     empty = BM25Index.build([])
     assert empty.scores(["a"]).shape == (0,)
-    assert empty.search([["a"]], 3)[0].tolist() == [[-1, -1, -1]]
     blank = BM25Index.build([[], []])
     assert blank.scores(["a"]).tolist() == [0.0, 0.0]
-    assert blank.search([["a"]], 2)[0].tolist() == [[-1, -1]]
+    with search_path(path):
+        assert empty.search([["a"]], 3)[0].tolist() == [[-1, -1, -1]]
+        assert blank.search([["a"]], 2)[0].tolist() == [[-1, -1]]
     some_blank = BM25Index.build([[], ["a"], []])
     assert np.array_equal(some_blank.scores(["a"]), BM25Okapi([[], ["a"], []]).get_scores(["a"]))
 
 
-def test_does_not_mutate_inputs():
+@pytest.mark.parametrize("path", PATHS)
+def test_does_not_mutate_inputs(path):
     docs = [list(doc) for doc in CORPUS]
     query = ["cat", "dog"]
     index = BM25Index.build(docs)
+    arrays = [a.copy() for a in (index.indptr, index.doc_ids, index.weights)]
     index.scores(query)
-    index.search([query], 2)
+    with search_path(path):
+        index.search([query], 2)
     assert docs == CORPUS and query == ["cat", "dog"]
+    assert all(np.array_equal(a, b) for a, b in zip(arrays, (index.indptr, index.doc_ids, index.weights), strict=True))
 
 
 def test_pickle_round_trip_and_nbytes():
@@ -208,3 +248,110 @@ def test_lucene_length_norm_rounds_long_documents():
 def test_unknown_variant_is_a_config_error():
     with pytest.raises(ConfigError, match="bm25_variant"):
         BM25Index.build([["a"]], variant="bm42")
+
+
+def test_vocab_ids_follow_first_appearance():
+    index = BM25Index.build([["b", "a", "b"], [], ["c", "a"]])
+    assert list(index.vocab.items()) == [("b", 0), ("a", 1), ("c", 2)]
+    assert type(index.vocab) is dict  # not a defaultdict: looking up an unknown term adds nothing
+    assert index.indptr.tolist() == [0, 1, 3, 4] and index.doc_ids.tolist() == [0, 0, 2, 2]
+
+
+def zipf_docs(n_docs, seed, vocab=300):
+    """Tokenized docs with Zipfian term frequencies (p(rank r) ~ 1/(r + 5)) and lengths 1-39."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / (np.arange(vocab) + 5.0)
+    lengths = rng.integers(1, 40, n_docs).tolist()
+    terms = rng.choice(vocab, size=sum(lengths), p=p / p.sum()).tolist()
+    starts = np.cumsum([0, *lengths]).tolist()
+    return [[f"t{t}" for t in terms[start : start + n]] for start, n in zip(starts[:-1], lengths, strict=True)]
+
+
+def both_paths(index, batch, depth):
+    """(indices, values) of the numpy loop and of the numba kernel, in that order."""
+    with search_path("numpy"):
+        slow = index.search(batch, depth)
+    with search_path("numba"):
+        fast = index.search(batch, depth)
+    return slow, fast
+
+
+@pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")
+@pytest.mark.parametrize("depth", [1, 10, 100, 300])
+def test_numba_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
+    docs = zipf_docs(8000, seed=3)  # 125 blocks of 64 docs: block skipping is on for depth <= 125
+    rng = np.random.default_rng(4)
+    batch = [[f"t{t}" for t in rng.integers(0, 320, rng.integers(0, 7))] for _ in range(300)]  # t300+ unknown
+    index = BM25Index.build(docs)
+    (slow_idx, slow_val), (fast_idx, fast_val) = both_paths(index, batch, depth)
+    assert np.array_equal(fast_idx, slow_idx) and np.array_equal(fast_val, slow_val)
+    postings = [sum(index.doc_ids[a:b].size for a, b in index._spans(q)) for q in batch]
+    assert min(postings) * 8 <= 8000 < max(postings) * 8  # both the few- and the many-postings branch ran
+    want_idx, want_val = _oracle_search(docs, batch[:12], depth)
+    assert np.array_equal(fast_idx[:12], want_idx) and np.array_equal(fast_val[:12], want_val)
+
+
+@pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")
+@settings(max_examples=60, deadline=None)
+@given(
+    n_docs=st.integers(1, 900),
+    seed=st.integers(0, 2**32 - 1),
+    depth=st.integers(0, 20),
+    epsilon=st.sampled_from([0.0, 0.25, 1.0]),
+)
+def test_numba_kernel_equals_numpy_loop_on_random_zipf_corpora(n_docs, seed, depth, epsilon):
+    docs = zipf_docs(n_docs, seed, vocab=40)  # few terms: frequent ones get negative (floored) idf
+    rng = np.random.default_rng(seed)
+    batch = [[f"t{t}" for t in rng.integers(0, 42, rng.integers(0, 6))] for _ in range(20)]
+    index = BM25Index.build(docs, epsilon=epsilon)
+    (slow_idx, slow_val), (fast_idx, fast_val) = both_paths(index, batch, depth)
+    assert np.array_equal(fast_idx, slow_idx) and np.array_equal(fast_val, slow_val)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_search_breaks_ties_by_index_across_blocks(path):
+    # x in every third doc, y in the rest; idf(y) = -idf(x), so the mean idf is 0 and y weighs 0.
+    docs = [["x"] if i % 3 == 0 else ["y"] for i in range(7000)]
+    index = BM25Index.build(docs)
+    assert index.weights[index.indptr[index.vocab["y"]]] == 0.0
+    x_docs, y_docs = list(range(0, 7000, 3)), [i for i in range(7000) if i % 3]
+    with search_path(path):
+        indices, values = index.search([["x"], ["x", "y"]], depth=100)
+        assert indices.tolist() == [x_docs[:100], x_docs[:100]]  # all x docs tie: lowest indices win
+        assert np.all(values == values[0, 0]) and values[0, 0] > 0
+        # every doc holds a query term: 2334 x docs, then the y docs (score 0) in index order
+        deep_idx, deep_val = index.search([["x", "y"]], depth=3000)
+    assert deep_idx[0].tolist() == x_docs + y_docs[:666]
+    assert np.all(deep_val[0, 2334:] == 0.0)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_search_keeps_negative_scores_of_matching_docs_only(path):
+    docs = [["a", "b"]] * 9 + [["c"]]  # idf(a) < 0, and the mean idf < 0: a's floored weight is negative
+    index = BM25Index.build(docs)
+    ref = BM25Okapi(docs).get_scores(["a"])
+    with search_path(path):
+        indices, values = index.search([["a"]], depth=10)
+    assert indices.tolist() == [list(range(9)) + [-1]]  # doc 9 scores 0 > a's score but lacks "a"
+    assert values[0, :9].tolist() == ref[:9].tolist() and ref[0] < 0 and np.isneginf(values[0, 9])
+
+
+def test_without_numba_search_runs_the_numpy_loop_with_the_same_results():
+    # N = 5, avgdl = 1.6; x and y: idf ln(3.5/2.5); per unit idf, doc 0 (x and y, dl 2) scores
+    # 2 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 2/1.6)) = 1.80, doc 1 (y, dl 1) 1.20, doc 2 (x twice, dl 3) 1.11
+    docs = [["x", "y"], ["y"], ["x", "x", "z"], ["w"], ["v"]]
+    code = (
+        "import json, sys\n"
+        "sys.modules['numba'] = None  # 'import numba' now raises ImportError\n"
+        "from rag_bench.index import bm25\n"
+        "idx, val = bm25.BM25Index.build(json.loads(sys.argv[1])).search([['x', 'y'], ['z'], ['q']], 3)\n"
+        "print(json.dumps([bm25._kernels is None, idx.tolist(), val.tolist()]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(docs)], capture_output=True, text=True, timeout=120, check=True
+    )
+    no_kernels, indices, values = json.loads(done.stdout)
+    want_idx, want_val = _oracle_search(docs, [["x", "y"], ["z"], ["q"]], 3)
+    assert no_kernels is True
+    assert indices == want_idx.tolist() == [[0, 1, 2], [2, -1, -1], [-1, -1, -1]]
+    assert values == want_val.tolist()
