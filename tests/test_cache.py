@@ -1,11 +1,13 @@
+import hashlib
 import subprocess
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
 
 from rag_bench.cache import DiskCache, digest
-from rag_bench.embed.store import COMMIT_EVERY, VectorStore, embed_cached
+from rag_bench.embed.store import COMMIT_EVERY, VectorStore, embed_cached, text_key
 from rag_bench.testing import FakeEmbedder
 
 
@@ -126,3 +128,65 @@ def test_two_stores_on_one_namespace_see_each_others_work(tmp_path):
     embed_cached(fake, sentences, ["beta", "gamma"], "document")  # beta comes from the first store's batch
     _, stats = embed_cached(fake, chunks, ["gamma", "alpha"], "document")  # gamma from the second's
     assert stats.embedded == 0 and [n for n, _ in fake.calls] == [2, 1]
+
+
+def test_mapped_matrix_places_rows_by_position_from_out_of_order_batches(tmp_path):
+    texts = [f"chunk {i}" for i in range(150)]
+    fake = FakeEmbedder(16)
+    store = VectorStore(DiskCache(tmp_path), fake.name, 16, "document")
+    embed_cached(fake, store, texts[100:0:-1], "document")  # chunks 100..1: batches of 64 and 36, rows reversed
+    wanted = texts + texts[5:15]  # chunk 0 and chunks 101-149 missing; chunks 5-14 twice
+    mapped, stats = embed_cached(fake, store, wanted, "document", memory_map=True)
+    assert isinstance(mapped, np.memmap) and (stats.embedded, stats.cache_hits) == (50, 110)
+    assert fake.calls == [(64, "document"), (36, "document"), (50, "document")]
+    np.testing.assert_array_equal(mapped, FakeEmbedder(16).embed(wanted))
+    plain, stats = embed_cached(fake, VectorStore(DiskCache(tmp_path), fake.name, 16, "document"), wanted, "document")
+    assert (stats.embedded, stats.cache_hits) == (0, 160)
+    np.testing.assert_array_equal(plain, mapped)
+    assert len(store.known()) == 150  # the store dropped its vectors; they are read again when asked for
+
+
+def test_building_the_matrix_holds_about_one_batch_not_the_corpus(tmp_path):
+    n, dim = 4096, 2048  # 32 MiB of vectors in 64 batches of 512 KiB
+    texts = [f"chunk {i}" for i in range(n)]
+    keys = [text_key(t) for t in texts]
+    fill = VectorStore(DiskCache(tmp_path), "fixed", dim, "document")
+    rows = np.random.default_rng(0).standard_normal((n, dim), dtype=np.float32)
+    for first in range(0, n, COMMIT_EVERY):
+        fill.commit(keys[first : first + COMMIT_EVERY], rows[first : first + COMMIT_EVERY])
+    peaks = {}
+    for variant in (False, True):
+        tracemalloc.start()
+        store = VectorStore(DiskCache(tmp_path), "fixed", dim, "document")
+        vectors, stats = embed_cached(FakeEmbedder(dim), store, texts, "document", memory_map=variant)
+        peaks[variant] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert stats.embedded == 0
+        np.testing.assert_array_equal(vectors, rows)
+    assert peaks[False] > rows.nbytes and peaks[True] < rows.nbytes / 4  # the reference holds every vector
+
+
+def test_a_batch_lost_after_it_was_indexed_is_embedded_again(tmp_path):
+    texts = [f"chunk {i}" for i in range(100)]
+    fake, cache = FakeEmbedder(16), DiskCache(tmp_path)
+    store = VectorStore(cache, fake.name, 16, "document")
+    embed_cached(fake, store, texts, "document", memory_map=True)  # batches of 64 and 36, then the matrix
+    for path in (tmp_path / "vectors-matrix").rglob("*"):
+        if path.is_file():
+            path.unlink()
+    second = cache.path(store.namespace, hashlib.sha256(b"".join(text_key(t) for t in texts[64:])).hexdigest())
+    second.write_bytes(second.read_bytes()[:100])  # torn: the store's index still names it
+    again, stats = embed_cached(fake, store, texts, "document", memory_map=True)
+    assert (stats.embedded, stats.cache_hits, cache.corrupt) == (36, 64, 1)
+    assert fake.calls == [(64, "document"), (36, "document"), (36, "document")]
+    np.testing.assert_array_equal(again, FakeEmbedder(16).embed(texts))
+
+
+def test_a_mapped_store_sees_batches_written_since_it_indexed(tmp_path):
+    cache, fake = DiskCache(tmp_path), FakeEmbedder(16)
+    chunks = VectorStore(cache, fake.name, 16, "document")
+    embed_cached(fake, chunks, ["alpha", "beta"], "document", memory_map=True)
+    embed_cached(fake, VectorStore(cache, fake.name, 16, "document"), ["gamma"], "document")  # another store
+    vectors, stats = embed_cached(fake, chunks, ["gamma", "alpha", "gamma"], "document", memory_map=True)
+    assert (stats.embedded, stats.cache_hits) == (0, 3) and [n for n, _ in fake.calls] == [2, 1]
+    np.testing.assert_array_equal(vectors, FakeEmbedder(16).embed(["gamma", "alpha", "gamma"]))

@@ -11,16 +11,20 @@ entry file is ``MAGIC + sha256(payload) + payload`` like every cache entry, the 
 28-byte header (b"RBM1", n, dim, zero padding) then (n, dim) float32 rows, so the rows start
 at byte 64 and are memory-mapped read-only instead of read. A later run of the same corpus
 maps that file and never loads the batches; pages are read on first touch and shared by
-every process on the machine.
+every process on the machine. The first run writes the matrix without holding the corpus's
+vectors: the store indexes where each key's vector is (batch entry, row), and the matrix is
+filled one batch entry at a time, each row written at its positions, then checksummed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from tqdm import tqdm
@@ -31,7 +35,8 @@ from rag_bench.embed.base import Embedder
 COMMIT_EVERY = 64  # texts per cache entry
 MATRIX_HEADER = struct.Struct("<4sII16x")  # tag, n, dim; 28 bytes, so rows start at byte 64 of the file
 MATRIX_TAG = b"RBM1"
-ROWS_PER_WRITE = 4096  # rows copied per write while saving a matrix
+MATRIX_START = len(MAGIC) + 32 + MATRIX_HEADER.size  # 64: byte offset of the rows in a matrix file
+READ_SIZE = 1 << 20  # bytes read at a time while checksumming a matrix file
 
 
 @dataclass
@@ -70,6 +75,10 @@ class VectorStore:
         self.cache = cache
         self.namespace = f"vectors/{model.replace('/', '--')}/{dimension}/{input_type}"
         self._known: dict[bytes, np.ndarray] | None = None
+        self._held: set[str] = set()  # batch entries whose vectors are in _known
+        self._where: dict[bytes, tuple[str, int]] = {}  # text key -> (batch entry, row)
+        self._indexed: set[str] = set()  # batch entries in _where
+        self._scanned = False  # whether every batch entry has been indexed once
 
     def known(self, refresh: bool = False) -> dict[bytes, np.ndarray]:
         """Every cached vector of this namespace by text key.
@@ -80,22 +89,45 @@ class VectorStore:
         one store had not seen another's work.
         """
         if self._known is None:
-            self._known, self._loaded = {}, set()
+            self._known, self._held = {}, set()
             refresh = True
         if refresh:
-            for entry, payload in self.cache.entries(self.namespace, skip=self._loaded):
+            for entry, payload in self.cache.entries(self.namespace, skip=self._held):
                 keys, vectors = unpack(payload)
+                self._note(entry, keys)
                 self._known.update(zip(keys, vectors, strict=True))
-                self._loaded.add(entry)
+                self._held.add(entry)
+            self._scanned = True
         return self._known
+
+    def index(self, refresh: bool = False) -> dict[bytes, tuple[str, int]]:
+        """Where each cached vector is, ``(batch entry, row)`` by text key, holding no vectors.
+
+        Batches are read one at a time and only their keys kept; ``refresh`` as in ``known``.
+        """
+        if refresh or not self._scanned:
+            for entry, payload in self.cache.entries(self.namespace, skip=self._indexed):
+                self._note(entry, unpack(payload)[0])
+            self._scanned = True
+        return self._where
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
         entry = hashlib.sha256(b"".join(keys)).hexdigest()
         self.cache.put(self.namespace, entry, pack(keys, vectors))
-        if self._known is None:
-            self.known()
-        self._known.update(zip(keys, vectors, strict=True))
-        self._loaded.add(entry)
+        self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
+        self._note(entry, keys)
+        if self._known is not None:
+            self._known.update(zip(keys, vectors, strict=True))
+            self._held.add(entry)
+
+    def _note(self, entry: str, keys: list[bytes]) -> None:
+        if entry not in self._indexed:
+            self._where.update((key, (entry, row)) for row, key in enumerate(keys))
+            self._indexed.add(entry)
+
+    def _reindex(self) -> None:
+        """Forget the index, so that it is read again (a batch entry it names is gone from the cache)."""
+        self._where, self._indexed, self._scanned = {}, set(), False
 
     def _matrix_path(self, keys: list[bytes]) -> Path:
         return self.cache.path(self.namespace.replace("vectors/", "vectors-matrix/", 1), digest(b"".join(keys)))
@@ -111,7 +143,7 @@ class VectorStore:
             with open(path, "rb") as handle:
                 head = handle.read(len(MAGIC) + 32 + MATRIX_HEADER.size)
                 check = hashlib.sha256(head[len(MAGIC) + 32 :])
-                for piece in iter(lambda: handle.read(1 << 24), b""):
+                for piece in iter(lambda: handle.read(READ_SIZE), b""):
                     check.update(piece)
         except FileNotFoundError:
             return None
@@ -123,27 +155,42 @@ class VectorStore:
             return None
         return np.memmap(path, dtype=np.float32, mode="r", offset=len(head), shape=(n, dim))
 
-    def save_matrix(self, keys: list[bytes]) -> np.ndarray:
-        """Write the known vectors of ``keys`` as one matrix entry (atomically), then map it."""
-        known = self.known()
-        dim = len(next(iter(known.values())))
+    def save_matrix(self, keys: list[bytes]) -> np.memmap | None:
+        """Write the cached vectors of ``keys`` (all in ``index()``) as one matrix entry, atomically, then map it.
+
+        The batch entries are read one at a time and each row written at its positions, so at
+        most one batch is in memory; the checksum is then taken by reading the file back (page
+        cache). None, with the index forgotten, when a batch entry has gone from the cache since
+        it was indexed (deleted as corrupt): embed what is missing, then save again.
+        """
+        batches = _layout(self.index(), keys)
         path = self._matrix_path(keys)
+        dim = 0
 
-        def write(handle) -> None:
-            header = MATRIX_HEADER.pack(MATRIX_TAG, len(keys), dim)
-            check = hashlib.sha256(header)
-            handle.write(MAGIC + bytes(32) + header)
-            for first in range(0, len(keys), ROWS_PER_WRITE):
-                block = np.stack([known[k] for k in keys[first : first + ROWS_PER_WRITE]]).astype(np.float32)
-                check.update(block.data)
-                handle.write(block.data)
+        def write(handle: BinaryIO) -> None:
+            nonlocal dim
+            for entry, positions, rows in batches:
+                payload = self.cache.get(self.namespace, entry)
+                if payload is None:
+                    raise _BatchGone(entry)
+                vectors = unpack(payload)[1]
+                if dim and vectors.shape[1] != dim:
+                    raise ValueError(f"batch {entry} of {self.namespace} holds {vectors.shape[1]}-d vectors, not {dim}")
+                dim = vectors.shape[1]
+                _write_rows(handle, vectors, positions, rows)
+            handle.seek(0)
+            handle.write(MAGIC + bytes(32) + MATRIX_HEADER.pack(MATRIX_TAG, len(keys), dim))
+            handle.flush()
+            check = _file_sha256(handle.fileno(), len(MAGIC) + 32, MATRIX_START + 4 * len(keys) * dim)
             handle.seek(len(MAGIC))
-            handle.write(check.digest())  # the checksum covers header and rows, as in every cache entry
+            handle.write(check)  # the checksum covers header and rows, as in every cache entry
 
-        atomic_write(path, write)
-        return np.memmap(
-            path, dtype=np.float32, mode="r", offset=len(MAGIC) + 32 + MATRIX_HEADER.size, shape=(len(keys), dim)
-        )
+        try:
+            atomic_write(path, write)
+        except _BatchGone:
+            self._reindex()
+            return None
+        return np.memmap(path, dtype=np.float32, mode="r", offset=MATRIX_START, shape=(len(keys), dim))
 
     def forget(self) -> None:
         """Drop the in-memory vectors (they are read again from the cache when next needed)."""
@@ -161,37 +208,104 @@ def embed_cached(
     """(len(texts), dim) float32 vectors of ``texts``, embedding only texts the cache lacks.
 
     With ``memory_map`` the result is a read-only memory map of one cache entry holding these
-    texts' vectors (written on first use); the store then drops its in-memory copy, so a large
+    texts' vectors (written on first use, from the batches one at a time); no more than one
+    batch of vectors is then held in memory, and the store drops any in-memory copy, so a large
     corpus is held once, by the page cache, rather than twice.
     """
     keys = [text_key(t) for t in texts]
     if memory_map and keys:
-        mapped = store.matrix(keys)
-        if mapped is not None:
-            return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
+        return _embed_mapped(embedder, store, keys, texts, input_type, label)
     todo = _missing(store.known(), keys, texts)
     if todo:  # another store may have embedded some of them meanwhile
         todo = _missing(store.known(refresh=True), keys, texts)
     known = store.known()
+    _embed(embedder, store, todo, input_type, label)
+    stats = EmbedStats(embedded=len(todo), cache_hits=len(texts) - len(todo))
+    out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
+    return out, stats
+
+
+def _embed_mapped(
+    embedder: Embedder, store: VectorStore, keys: list[bytes], texts: Sequence[str], input_type: str, label: str
+) -> tuple[np.memmap, EmbedStats]:
+    """``embed_cached`` with ``memory_map``: the matrix entry of ``keys``, built from the batches when absent."""
+    mapped = store.matrix(keys)
+    if mapped is not None:
+        return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
+    embedded = 0
+    while True:
+        todo = _missing(store.index(), keys, texts)
+        if todo:  # another store may have embedded some of them meanwhile
+            todo = _missing(store.index(refresh=True), keys, texts)
+        _embed(embedder, store, todo, input_type, label)
+        embedded += len(todo)
+        mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
+        if mapped is not None:
+            store.forget()
+            return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
+
+
+def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> None:
+    """Embed the ``(key, text)`` pairs of ``todo``, committing every ``COMMIT_EVERY`` to the store."""
     with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
         for first in range(0, len(todo), COMMIT_EVERY):
             batch = todo[first : first + COMMIT_EVERY]
             vectors = embedder.embed([t for _, t in batch], input_type)
             store.commit([k for k, _ in batch], vectors)
             bar.update(len(batch))
-    stats = EmbedStats(embedded=len(todo), cache_hits=len(texts) - len(todo))
-    if memory_map and keys:
-        mapped = store.save_matrix(keys)
-        store.forget()
-        return mapped, stats
-    out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
-    return out, stats
 
 
-def _missing(known: dict[bytes, np.ndarray], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
+def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
     """``(key, text)`` of each distinct text not in ``known``, in first-seen order."""
     missing: dict[bytes, str] = {}
     for key, text in zip(keys, texts, strict=True):
         if key not in known:
             missing.setdefault(key, text)
     return list(missing.items())
+
+
+class _BatchGone(Exception):
+    """A batch entry named by the index is no longer in the cache."""
+
+
+def _layout(where: dict[bytes, tuple[str, int]], keys: list[bytes]) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """``(batch entry, positions, rows)`` per entry holding ``keys``: row ``rows[i]`` goes to ``positions[i]``.
+
+    Positions ascend within an entry; a key at several positions has one pair per position.
+    """
+    places = [where[key] for key in keys]
+    number: dict[str, int] = {}
+    entry_of = np.array([number.setdefault(entry, len(number)) for entry, _ in places], dtype=np.int64)
+    row_of = np.array([row for _, row in places], dtype=np.int64)
+    order = np.argsort(entry_of, kind="stable")  # (n,) positions grouped by entry, ascending within each
+    bounds = np.searchsorted(entry_of[order], np.arange(len(number) + 1))
+    groups = [order[bounds[i] : bounds[i + 1]] for i in range(len(number))]
+    return [(entry, positions, row_of[positions]) for entry, positions in zip(number, groups, strict=True)]
+
+
+def _write_rows(handle: BinaryIO, vectors: np.ndarray, positions: np.ndarray, rows: np.ndarray) -> None:
+    """Write ``vectors[rows[i]]`` as matrix row ``positions[i]``, one write per run of consecutive rows.
+
+    E.g. positions [4, 5, 6, 9] and rows [0, 1, 2, 3] are two writes: rows 0-2 at 4, row 3 at 9.
+    """
+    row_bytes = 4 * vectors.shape[1]
+    breaks = (np.flatnonzero((np.diff(positions) != 1) | (np.diff(rows) != 1)) + 1).tolist()
+    for first, end in zip([0, *breaks], [*breaks, len(positions)], strict=True):
+        handle.seek(MATRIX_START + int(positions[first]) * row_bytes)
+        row = int(rows[first])
+        handle.write(np.ascontiguousarray(vectors[row : row + end - first], dtype=np.float32).data)
+
+
+def _file_sha256(fd: int, start: int, end: int) -> bytes:
+    """sha256 of bytes ``start:end`` of an open file, read ``READ_SIZE`` at a time.
+
+    ``atomic_write``'s file is written through a "wb" handle, but mkstemp opens the descriptor read-write.
+    """
+    check = hashlib.sha256()
+    while start < end:
+        piece = os.pread(fd, min(READ_SIZE, end - start), start)
+        if not piece:
+            raise OSError(f"matrix file ended at byte {start}, before byte {end}")
+        check.update(piece)
+        start += len(piece)
+    return check.digest()
