@@ -33,7 +33,7 @@ def stage_times(n_chunks: int) -> dict[str, float]:
     chunk_docs = [f"d{c // 4:07d}" for c in range(n_chunks)]  # four chunks per document
     judgements = [{chunk_docs[c]: 1 for c in row[:3].tolist() if c >= 0} for row in dense_idx]
     return {
-        "bm25 build": best_of(lambda: BM25Index.build(docs), 2),
+        "bm25 build": best_of(lambda: BM25Index.build(docs), 3),
         "bm25 queries": best_of(lambda: index.search(queries, DEPTH), 3),
         "dense search": best_of(lambda: dense.search(query_vectors, DEPTH), 3),
         "fusion": best_of(lambda: rrf([bm25_idx, dense_idx]), 3),
