@@ -223,7 +223,10 @@ def _setting(row: pd.Series, columns: list[str]) -> str:
 
 
 def _value(value: object) -> str:
+    """A parameter value as the user wrote it: 400 not 400.0, null (a missing value) not nan."""
     if isinstance(value, float):
+        if value != value:  # NaN: the setting was null
+            return "null"
         return str(int(value)) if value.is_integer() else f"{value:g}"
     return str(value)
 

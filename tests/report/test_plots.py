@@ -110,3 +110,9 @@ def test_cost_axis_is_money_when_any_point_cost_money_else_seconds():
     assert ax.get_xlabel() == "estimated API cost (USD)"
     front = [line for line in ax.get_lines() if line.get_label() == "Pareto front"][0]
     assert list(front.get_xdata()) == [0.01, 0.03]  # both on the front: the dearer one scores higher
+
+
+def test_null_settings_are_labelled_null_not_nan():
+    from rag_bench.report.plots import _value
+
+    assert [_value(float("nan")), _value(400.0), _value(0.15), _value("hybrid")] == ["null", "400", "0.15", "hybrid"]
