@@ -4,9 +4,10 @@ Usage: python benchmarks/sweep_reuse.py [--dataset kestrel-kb] [--keep DIR]
 
 Runs `rag-bench sweep=grid24` (3 chunk sizes x 2 overlaps x bm25/hybrid x none/maxsim) into a
 fresh cache, then again into a new sweep folder with the cache warm, and reports:
-  - texts embedded per point and in all (stats.embedded), and the proof that no text was
-    embedded twice: every vector batch in the cache lists its texts' hashes, so the number of
-    hashes over all batches equals the number of distinct hashes only if each text was sent once;
+  - texts embedded per point and in all (stats.embedded, every stage), and the proof that no text
+    was embedded twice: every vector batch in the cache lists its texts' hashes, so the number of
+    hashes over all batches equals the number of distinct hashes only if each text was sent once,
+    and both equal the sum of stats.embedded;
   - that every chunk text of every hybrid point and every question is in the cache;
   - the second run's embedded count (goal 0) and the ratio first/second wall time (goal >= 10).
 """
@@ -69,11 +70,10 @@ def main() -> None:
     one, two = points(root / "first"), points(root / "second")
     print(f"points: {len(one)} first run, {len(two)} second run")
     print("first run, texts embedded per point:", [p["stats"]["embedded"] for p in one])
-    print(
-        f"first run: {sum(p['stats']['embedded'] for p in one)} texts embedded by the dense stage;"
-        f" cache holds {total} vectors for {len(distinct)} distinct texts"
-        f" ({'no text embedded twice' if total == len(distinct) else 'SOME TEXT EMBEDDED TWICE'})"
-    )
+    embedded = sum(p["stats"]["embedded"] for p in one)
+    verdict = "no text embedded twice" if total == len(distinct) == embedded else "MISMATCH: some text embedded twice"
+    print(f"first run: {embedded} texts embedded (all stages); cache holds {total} vectors for {len(distinct)}")
+    print(f"distinct texts: {verdict}")
     needed = {text_key(t) for p in one if p["config"]["retrieval"]["mode"] == "hybrid" for t in chunk_texts(p)}
     print(f"every chunk text of the hybrid points is cached: {needed <= distinct} ({len(needed)} distinct chunk texts)")
     print(f"second run: {sum(p['stats']['embedded'] for p in two)} texts embedded (goal 0)")

@@ -18,7 +18,7 @@ from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.registry import build_embedder
-from rag_bench.embed.store import embed_cached
+from rag_bench.embed.store import embed_cached, texts_embedded
 from rag_bench.fuse.rrf import rrf
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
@@ -36,8 +36,8 @@ class Stats:
 
     chunks: int = 0
     mean_chunk_chars: float = 0.0
-    embedded: int = 0  # texts newly embedded (documents and queries)
-    cache_hits: int = 0  # texts whose vectors came from the cache
+    embedded: int = 0  # texts newly embedded in this run, every stage (chunking, retrieval, reranking)
+    cache_hits: int = 0  # chunk and question texts whose dense vectors came from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
     ann_recall: float | None = None  # retrieval.index=hnsw: recall of its top depth against exact search
     index_bytes: int = 0
@@ -76,6 +76,7 @@ class RunResult:
 def run(cfg: Config) -> RunResult:
     """Run the pipeline that ``cfg`` describes and score it."""
     stats = Stats()
+    embedded_before = texts_embedded()
     ws = workspace(cfg.cache_dir)
     with stats.stage("load"):
         folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
@@ -103,6 +104,7 @@ def run(cfg: Config) -> RunResult:
         )
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
+    stats.embedded = texts_embedded() - embedded_before
     return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)
 
 
@@ -119,7 +121,6 @@ def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidate
     if found.ann_recall is not None:
         stats.ann_recall = found.ann_recall
     if not cached:
-        stats.embedded += found.embedded.embedded
         stats.cache_hits += found.embedded.cache_hits
     return found
 

@@ -119,3 +119,14 @@ def test_hnsw_runs_report_their_recall_against_exact_search(tmp_path):
         exact.returncode == 0
         and "ann_recall@20" not in json.loads((tmp_path / "exact" / "metrics.json").read_text())["metrics"]
     )
+
+
+def test_embedded_counts_every_stage_including_the_reranker(tmp_path):
+    args = ("retrieval=bm25", "reranker=maxsim", "reranker.depth=3", "ks=[1,3]")
+    first = rag_bench(*args, f"hydra.run.dir={tmp_path / 'a'}", cache=tmp_path / "cache")
+    second = rag_bench(*args, f"hydra.run.dir={tmp_path / 'b'}", cache=tmp_path / "cache")
+    assert first.returncode == second.returncode == 0, first.stderr
+    a = json.loads((tmp_path / "a" / "metrics.json").read_text())["stats"]
+    b = json.loads((tmp_path / "b" / "metrics.json").read_text())["stats"]
+    # BM25 embeds nothing; maxsim embeds the candidates' sentences and the questions, once
+    assert a["embedded"] > 40 and b["embedded"] == 0

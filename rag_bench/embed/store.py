@@ -245,6 +245,14 @@ def _embed_mapped(
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
 
 
+_SENT = [0]  # texts this process has sent to an embedder through the cache, every stage together
+
+
+def texts_embedded() -> int:
+    """Texts this process has embedded so far (a run's count is the difference across it)."""
+    return _SENT[0]
+
+
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> None:
     """Embed the ``(key, text)`` pairs of ``todo``, committing every ``COMMIT_EVERY`` to the store."""
     with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
@@ -252,6 +260,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
             batch = todo[first : first + COMMIT_EVERY]
             vectors = embedder.embed([t for _, t in batch], input_type)
             store.commit([k for k, _ in batch], vectors)
+            _SENT[0] += len(batch)
             bar.update(len(batch))
 
 
