@@ -184,6 +184,8 @@ def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:
     if not hasattr(embedder, "count_tokens"):
         return 0
     key = digest("truncated", corpus.key, embedder.name)
-    return ws.remember(
-        "truncated", key, lambda: int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum())
-    )
+
+    def count() -> int:
+        return int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum())
+
+    return ws.remember("truncated", key, lambda: ws.cache.get_or_compute("truncated", key, count)[0])

@@ -13,6 +13,7 @@ A passage with no sentence (blank) scores -1, the lowest cosine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -25,10 +26,11 @@ from rag_bench.errors import ConfigError
 EMBEDDER_NAMES = ("local", "fake")
 
 
-def sentences(passage: str) -> list[str]:
+@lru_cache(maxsize=65_536)
+def sentences(passage: str) -> tuple[str, ...]:
     """The passage's sentences, stripped, blanks dropped."""
     pieces = (passage[start:end].strip() for start, end in sentence_spans(passage))
-    return [p for p in pieces if p]
+    return tuple(p for p in pieces if p)
 
 
 class MaxSimReranker:
@@ -39,9 +41,16 @@ class MaxSimReranker:
         self.name = f"maxsim/{embedder.name}"
         self._documents = VectorStore(cache, embedder.name, embedder.dimension, "document")
         self._queries = VectorStore(cache, embedder.name, embedder.dimension, "query")
+        self._scores: dict[tuple[str, str], float] = {}  # (question, passage) -> score, across sweep points
 
     def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
-        """(len(passages),) float64 max-sentence cosines."""
+        """(len(passages),) float64 max-sentence cosines (each pair computed once per process)."""
+        todo = list(dict.fromkeys(p for p in passages if (question, p) not in self._scores))
+        if todo:
+            self._scores.update(zip(((question, p) for p in todo), self._compute(question, todo), strict=True))
+        return np.array([self._scores[question, p] for p in passages], dtype=np.float64)
+
+    def _compute(self, question: str, passages: Sequence[str]) -> np.ndarray:
         split = [sentences(p) for p in passages]
         flat = [s for group in split for s in group]
         vectors, _ = embed_cached(self.embedder, self._documents, flat, "document", "maxsim sentences")
@@ -57,9 +66,15 @@ class MaxSimReranker:
 
     def prefetch(self, questions: Sequence[str], candidates: Sequence[Sequence[str]]) -> None:
         """Embed every candidate's sentences and every question in two passes (larger batches)."""
-        flat = list(dict.fromkeys(s for passages in candidates for p in passages for s in sentences(p)))
+        unscored = [(q, p) for q, passages in zip(questions, candidates, strict=True) for p in passages]
+        unscored = [(q, p) for q, p in unscored if (q, p) not in self._scores]
+        if not unscored:
+            return
+        flat = list(dict.fromkeys(s for _, p in unscored for s in sentences(p)))
         embed_cached(self.embedder, self._documents, flat, "document", "maxsim sentences")
-        embed_cached(self.embedder, self._queries, list(dict.fromkeys(questions)), "query", "maxsim questions")
+        embed_cached(
+            self.embedder, self._queries, list(dict.fromkeys(q for q, _ in unscored)), "query", "maxsim questions"
+        )
 
 
 def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:

@@ -35,9 +35,9 @@ class TableEmbedder:
 
 
 def test_sentences_are_stripped_and_blanks_dropped():
-    assert sentences("Alpha one. Beta two.") == ["Alpha one.", "Beta two."]
-    assert sentences("Beta two.\nDelta four!") == ["Beta two.", "Delta four!"]
-    assert sentences("  \n ") == []
+    assert sentences("Alpha one. Beta two.") == ("Alpha one.", "Beta two.")
+    assert sentences("Beta two.\nDelta four!") == ("Beta two.", "Delta four!")
+    assert sentences("  \n ") == ()
 
 
 def test_a_passage_scores_by_its_best_sentence(tmp_path):
@@ -78,3 +78,22 @@ def test_factory_builds_on_the_named_embedder(tmp_path):
     assert reranker.score("audit fee", [passage])[0] == pytest.approx(expected)
     with pytest.raises(ConfigError, match=r"reranker.model \('voyage'\) must be one of: local, fake"):
         build_reranker(RerankerConfig(name="maxsim", model="voyage"), DiskCache(tmp_path))
+
+
+def test_each_question_passage_pair_is_scored_once_per_process(tmp_path):
+    from rag_bench.cache import DiskCache
+    from rag_bench.rerank.maxsim import MaxSimReranker
+    from rag_bench.testing import FakeEmbedder
+
+    fake = FakeEmbedder(16)
+    reranker = MaxSimReranker(fake, DiskCache(tmp_path))
+    passages = ["Alpha one. Beta two.", "Gamma three."]
+    first = reranker.score("alpha?", passages)
+
+    def recompute(question, todo):
+        raise AssertionError(f"recomputed {todo}")
+
+    reranker._compute = recompute  # a second request for the same pairs must not compute again
+    again = reranker.score("alpha?", list(reversed(passages)))
+    assert again.tolist() == list(reversed(first.tolist()))
+    reranker.prefetch(["alpha?"], [passages])  # nothing left to embed: returns without touching the stores
