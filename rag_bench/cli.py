@@ -116,17 +116,18 @@ def run_job(cfg) -> float:
 
     from rag_bench.config import validate
     from rag_bench.pipeline import run
-    from rag_bench.report.run_outputs import console_table, finished, write_run
+    from rag_bench.report.run_outputs import config_yaml, console_table, finished, write_run
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     try:
         config = validate(cfg)
-        payload = finished(out_dir, config) if hydra_cfg.mode == RunMode.MULTIRUN else None
+        text = config_yaml(config)
+        payload = finished(out_dir, text) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(config.objective, float("nan"))
-        payload = write_run(run(config), out_dir)
+        payload = write_run(run(config), out_dir, text)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))

@@ -14,7 +14,6 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 from rag_bench.errors import RagBenchError
-from rag_bench.report.sweep_cli import DEFAULT_METRIC, ReportOptions, report_sweep
 
 log = logging.getLogger(__name__)
 
@@ -22,13 +21,18 @@ log = logging.getLogger(__name__)
 class SweepReport(Callback):
     """Aggregate the sweep when the multirun ends (same as ``rag-bench report SWEEP_DIR``)."""
 
-    def __init__(self, metric: str = DEFAULT_METRIC, alpha: float = 0.05, seed: int = 0) -> None:
-        self.options = ReportOptions(metric=metric, alpha=alpha, seed=seed)
+    def __init__(self, metric: str | None = None, alpha: float = 0.05, seed: int = 0) -> None:
+        # the report's modules (pandas, matplotlib) are imported only when a multirun ends,
+        # so that single runs, which also load this callback, start fast
+        self.metric, self.alpha, self.seed = metric, alpha, seed
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        from rag_bench.report.sweep_cli import DEFAULT_METRIC, ReportOptions, report_sweep
+
         folder = Path(config.hydra.sweep.dir)
+        options = ReportOptions(metric=self.metric or DEFAULT_METRIC, alpha=self.alpha, seed=self.seed)
         try:
-            written = report_sweep(folder, options=self.options)
+            written = report_sweep(folder, options=options)
         except RagBenchError as exc:  # the points are written; a report problem must not hide them
             log.warning("sweep report not written: %s (retry: rag-bench report %s)", exc, folder)
             return

@@ -14,10 +14,11 @@ from rag_bench.pipeline import RunResult
 HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 
 
-def write_run(result: RunResult, out_dir: Path) -> dict:
+def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) -> dict:
     """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.structured(result.config)), encoding="utf-8")
+    text = config_text if config_text is not None else config_yaml(result.config)
+    (out_dir / "config.yaml").write_text(text, encoding="utf-8")
     payload = metrics_payload(result)
     table = result.evaluation.per_question.copy()
     table["top_chunks"] = table["top_chunks"].map(json.dumps)
@@ -35,10 +36,10 @@ def config_yaml(config) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(config))
 
 
-def finished(out_dir: Path, config) -> dict | None:
-    """The metrics of an earlier run of exactly ``config`` in ``out_dir``, or None."""
+def finished(out_dir: Path, config_text: str) -> dict | None:
+    """The metrics of an earlier run in ``out_dir`` whose config.yaml is ``config_text``, or None."""
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
-    if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_yaml(config):
+    if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_text:
         return None
     try:
         return json.loads(metrics.read_text(encoding="utf-8"))
@@ -60,7 +61,7 @@ def metrics_payload(result: RunResult) -> dict:
             for cat, values in ev.by_category.items()
         },
         "stats": asdict(result.stats),
-        "config": OmegaConf.to_container(OmegaConf.structured(result.config)),
+        "config": asdict(result.config),
     }
 
 

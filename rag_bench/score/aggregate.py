@@ -18,7 +18,7 @@ class Summary:
     n: int
 
 
-def summarise(values: np.ndarray, resamples: int = 1000, seed: int = 0) -> Summary:
+def summarise(values: np.ndarray, resamples: int = 1000, seed: int = 0, draws: np.ndarray | None = None) -> Summary:
     """Mean, standard error (sample sd / sqrt(n)) and percentile bootstrap 95% interval.
 
     The bootstrap draws ``resamples`` samples of n questions with replacement from a
@@ -30,12 +30,25 @@ def summarise(values: np.ndarray, resamples: int = 1000, seed: int = 0) -> Summa
         return Summary(float("nan"), float("nan"), float("nan"), float("nan"), 0)
     mean = float(values.mean())
     stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, n, size=(resamples, n))].mean(axis=1)  # (resamples,)
+    if draws is None:
+        draws = bootstrap_draws(n, resamples, seed)
+    means = values[draws].mean(axis=1)  # (resamples,)
     low, high = np.quantile(means, [0.025, 0.975])
     return Summary(mean, stderr, float(low), float(high), n)
 
 
+def bootstrap_draws(n: int, resamples: int, seed: int) -> np.ndarray:
+    """(resamples, n) question indices drawn with replacement from a generator seeded with ``seed``."""
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
 def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed: int = 0) -> dict[str, Summary]:
-    """``summarise`` for each named column (same questions, same seed)."""
-    return {name: summarise(values, resamples, seed) for name, values in columns.items()}
+    """``summarise`` for each named column; columns of equal length share one set of draws (same seed)."""
+    draws: dict[int, np.ndarray] = {}
+    out = {}
+    for name, values in columns.items():
+        n = len(values)
+        if n and n not in draws:
+            draws[n] = bootstrap_draws(n, resamples, seed)
+        out[name] = summarise(values, resamples, seed, draws.get(n))
+    return out
