@@ -79,11 +79,13 @@ def evaluate(
         columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"]
     )
     scored = table[table["labelled"]]
-    summary = summarise_table({n: scored[n].dropna().to_numpy(float) for n in names}, resamples, seed)
-    by_category, counts = {}, {}
-    for category, group in scored.groupby(scored["category"].fillna("(none)"), sort=True):
-        by_category[str(category)] = {n: float(group[n].mean()) for n in names}
-        counts[str(category)] = len(group)
+    values = scored[names].to_numpy(float)  # (n_scored, n_metrics), NaN where a metric does not apply
+    columns = {n: column[~np.isnan(column)] for n, column in zip(names, values.T, strict=True)}
+    summary = summarise_table(columns, resamples, seed)
+    groups = scored.groupby(scored["category"].fillna("(none)"), sort=True)
+    means, sizes = groups[names].mean(), groups.size()
+    by_category = {str(c): {n: float(means.at[c, n]) for n in names} for c in means.index}
+    counts = {str(c): int(sizes[c]) for c in sizes.index}
     return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run)
 
 
