@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import accumulate
 
 from rag_bench.types import Chunk, Span
 
@@ -82,13 +83,18 @@ def span_metrics(
         seen |= hit
         if hit and first_hit is None:
             first_hit = rank
+    # Only chunks that touch evidence can cover evidence characters, so coverage needs just those;
+    # chunk lengths enter as running sums. (Same values as summing over the whole top k.)
+    head = list(ranked[: max(ks)])
+    running = list(accumulate(len(chunks[c]) for c in head))
+    near_ranks = [(rank, c) for rank, c in enumerate(head, start=1) if c in touching]
     out: dict[str, float] = {}
     for k in ks:
-        top = [chunks[c] for c in ranked[:k]]
-        hit_spans = set().union(*(touching.get(c, frozenset()) for c in ranked[:k]))
-        covered = intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in top]))
-        lengths = sum(len(c) for c in top)
-        dcg = sum(g / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1))
+        near = [c for rank, c in near_ranks if rank <= k]
+        hit_spans = set().union(*(touching[c] for c in near))
+        covered = intersection_size(evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near]))
+        lengths = running[min(k, len(head)) - 1] if head else 0
+        dcg = sum(1 / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1) if g)
         idcg = sum(1 / math.log2(r + 1) for r in range(1, min(k, len(spans)) + 1))
         out[f"hit@{k}"] = float(bool(hit_spans))
         out[f"recall@{k}"] = len(hit_spans) / len(spans)
