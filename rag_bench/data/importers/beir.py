@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rag_bench.data.importers.common import Imported, check_id, document_row, question_row
+from rag_bench.data.importers.common import Imported, add_judgement, check_id, document_row, question_row
 from rag_bench.data.jsonl import field, read_jsonl
 from rag_bench.errors import DataError
 
@@ -103,15 +103,7 @@ def read_qrels_tsv(path: Path, query_ids: set[str], doc_ids: set[str]) -> dict[s
                 field="corpus-id",
                 fix="add the document to corpus.jsonl or drop the line",
             )
-        if (qid, doc_id) in first_seen:
-            raise DataError(
-                path,
-                f"judges {doc_id!r} for {qid!r} again (first on line {first_seen[qid, doc_id]})",
-                line=number,
-                fix="keep one grade per pair",
-            )
-        first_seen[qid, doc_id] = number
-        qrels.setdefault(qid, {})[doc_id] = int(score)
+        add_judgement(qrels, first_seen, path, number, qid, doc_id, int(score))
     return qrels
 
 

@@ -96,3 +96,18 @@ def question_row(
     }
     row.update({key: value for key, value in optional.items() if value not in (None, [], {})})
     return row
+
+
+def add_judgement(
+    qrels: dict[str, dict[str, int]], first_seen: dict, path: Path, line: int, qid: str, doc_id: str, grade: int
+) -> None:
+    """Record one judgement; a DataError when the (query, document) pair was judged before."""
+    if (qid, doc_id) in first_seen:
+        raise DataError(
+            path,
+            f"judges {doc_id!r} for {qid!r} again (first on line {first_seen[qid, doc_id]})",
+            line=line,
+            fix="keep one grade per pair",
+        )
+    first_seen[qid, doc_id] = line
+    qrels.setdefault(qid, {})[doc_id] = grade

@@ -11,7 +11,7 @@ import math
 from collections.abc import Collection, Iterator
 from pathlib import Path
 
-from rag_bench.data.importers.common import Imported, document_row, question_row
+from rag_bench.data.importers.common import Imported, add_judgement, document_row, question_row
 from rag_bench.errors import DataError
 from rag_bench.types import Dataset
 
@@ -33,15 +33,7 @@ def read_trec_qrels(path: Path, doc_ids: Collection[str] | None = None) -> dict[
                 field="docid",
                 fix="judge documents of the dataset, or drop the line",
             )
-        if (qid, doc_id) in first_seen:
-            raise DataError(
-                path,
-                f"judges {doc_id!r} for {qid!r} again (first on line {first_seen[qid, doc_id]})",
-                line=line,
-                fix="keep one grade per pair",
-            )
-        first_seen[qid, doc_id] = line
-        qrels.setdefault(qid, {})[doc_id] = int(grade)
+        add_judgement(qrels, first_seen, path, line, qid, doc_id, int(grade))
     return qrels
 
 
