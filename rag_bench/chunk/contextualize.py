@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -26,16 +25,16 @@ from hydra.core.config_store import ConfigStore
 from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
 
+from rag_bench.anthropic_messages import MessagesClient
 from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import ContextEntry, document_hash, read_contexts, write_contexts
 from rag_bench.chunk.prefix import heading_trail
 from rag_bench.config import ChunkerConfig, DatasetConfig, EmbedderConfig
-from rag_bench.errors import ConfigError, ServiceError
+from rag_bench.errors import ConfigError
 from rag_bench.index.analyzers import ENGLISH_STOPWORDS, identifier_tokens
 from rag_bench.types import Chunk, Document
 
 SCHEMA_NAME = "rag_bench_contextualize_schema"
-KEY_VARIABLE = "ANTHROPIC_API_KEY"
 # fmt: off
 STOPWORDS = ENGLISH_STOPWORDS | {
     "all", "also", "any", "can", "each", "from", "had", "has", "have", "its", "may", "more", "most",
@@ -211,23 +210,8 @@ class AnthropicContexts:
     """
 
     def __init__(self, cfg: ContextGeneratorConfig, documents: Sequence[Document], cache: DiskCache) -> None:
-        if not cfg.model:
-            raise ConfigError("generator.model is empty; set generator.model=<model id>, e.g. claude-haiku-4-5")
-        api_key = os.environ.get(KEY_VARIABLE)
-        if not api_key:
-            raise ConfigError(
-                f"generator=anthropic needs the {KEY_VARIABLE} environment variable; set it, or use generator=offline"
-            )
-        try:
-            import anthropic
-        except ImportError:
-            raise ConfigError(
-                "generator=anthropic needs the anthropic package; pip install 'rag-bench[generate]'"
-            ) from None
-        self._sdk, self.cfg, self.cache = anthropic, cfg, cache
-        self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=cfg.base_url, max_retries=cfg.max_retries, timeout=cfg.timeout
-        )
+        self._api = MessagesClient(cfg, "or use generator=offline")
+        self.cfg, self.cache = cfg, cache
         self.key = digest("anthropic-context", cfg.model, cfg.max_tokens, INSTRUCTIONS, ASK)
         self.usage = {"input": 0, "cache_write": 0, "cache_read": 0, "output": 0}
 
@@ -259,15 +243,7 @@ class AnthropicContexts:
         }
 
     def _ask(self, doc: Document, chunk: Chunk) -> str:
-        try:
-            message = self._client.messages.create(**self.request(doc, chunk))
-        except self._sdk.APIStatusError as exc:
-            raise self._status_error(exc) from None
-        except self._sdk.APIConnectionError as exc:
-            raise ServiceError(
-                f"Anthropic API unreachable at {self._client.base_url} after {self.cfg.max_retries} retries "
-                f"({type(exc).__name__}); check generator.base_url and the network"
-            ) from None
+        message = self._api.create(f"generator.model ({self.cfg.model!r})", **self.request(doc, chunk))
         usage = message.usage
         for name, attr in (("input", "input_tokens"), ("output", "output_tokens")):
             self.usage[name] += getattr(usage, attr, 0) or 0
@@ -275,19 +251,8 @@ class AnthropicContexts:
         self.usage["cache_read"] += getattr(usage, "cache_read_input_tokens", 0) or 0
         return " ".join("".join(b.text for b in message.content if b.type == "text").split())
 
-    def _status_error(self, exc) -> Exception:
-        status, detail = exc.status_code, str(exc.message).splitlines()[0][:200]
-        if status in (401, 403):
-            return ConfigError(f"the Anthropic API refused {KEY_VARIABLE} ({status}: {detail}); set a valid key")
-        if status in (400, 404):
-            return ConfigError(
-                f"the Anthropic API rejected the request ({status}: {detail}); "
-                f"check generator.model ({self.cfg.model!r})"
-            )
-        return ServiceError(f"the Anthropic API failed ({status}: {detail}) after {self.cfg.max_retries} retries")
-
     def close(self) -> None:
-        self._client.close()
+        self._api.close()
 
 
 GENERATORS = {"offline": OfflineContexts, "anthropic": AnthropicContexts}
