@@ -5,38 +5,30 @@ Vectors live in the cache as batches under the namespace
 text and its vector. A batch is committed as soon as it is embedded, so a run that is
 killed loses at most the batch in flight and a rerun sends only what is missing.
 
-A corpus's vectors can also be kept as one matrix entry (``memory_map=True``) under
-``vectors-matrix/<model>/<dimension>/<input type>``, keyed by the texts' keys in order: the
-entry file is ``MAGIC + sha256(payload) + payload`` like every cache entry, the payload a
-28-byte header (b"RBM1", n, dim, zero padding) then (n, dim) float32 rows, so the rows start
-at byte 64 and are memory-mapped read-only instead of read. A later run of the same corpus
-maps that file and never loads the batches; pages are read on first touch and shared by
-every process on the machine. The first run writes the matrix without holding the corpus's
-vectors: the store indexes where each key's vector is (batch entry, row), and the matrix is
-filled one batch entry at a time, each row written at its positions, then checksummed.
+A corpus's vectors can also be kept as one matrix entry (``memory_map=True``, format in
+``matrix.py``) under ``vectors-matrix/<model>/<dimension>/<input type>``, keyed by the texts'
+keys in order. A later run of the same corpus maps that file and never loads the batches; pages
+are read on first touch and shared by every process on the machine. The first run writes the
+matrix without holding the corpus's vectors: the store indexes where each key's vector is
+(batch entry, row), and the matrix is filled one batch entry at a time.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 from tqdm import tqdm
 
-from rag_bench.cache import MAGIC, DiskCache, atomic_write, digest
+from rag_bench.cache import DiskCache, atomic_write, digest
 from rag_bench.embed.base import Embedder
+from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
 
 COMMIT_EVERY = 64  # texts per cache entry
-MATRIX_HEADER = struct.Struct("<4sII16x")  # tag, n, dim; 28 bytes, so rows start at byte 64 of the file
-MATRIX_TAG = b"RBM1"
-MATRIX_START = len(MAGIC) + 32 + MATRIX_HEADER.size  # 64: byte offset of the rows in a matrix file
-READ_SIZE = 1 << 20  # bytes read at a time while checksumming a matrix file
 
 
 @dataclass
@@ -135,25 +127,15 @@ class VectorStore:
     def matrix(self, keys: list[bytes]) -> np.ndarray | None:
         """The saved (len(keys), dim) matrix of exactly these keys, memory-mapped read-only; None if absent.
 
-        The checksum is verified by streaming the file through sha256 (page cache, not this
-        process's memory); a damaged entry is deleted and reported as absent.
+        A damaged entry is deleted, counted in ``cache.corrupt`` and reported as absent.
         """
         path = self._matrix_path(keys)
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(len(MAGIC) + 32 + MATRIX_HEADER.size)
-                check = hashlib.sha256(head[len(MAGIC) + 32 :])
-                for piece in iter(lambda: handle.read(READ_SIZE), b""):
-                    check.update(piece)
-        except FileNotFoundError:
-            return None
-        ok = len(head) == len(MAGIC) + 32 + MATRIX_HEADER.size and head[:4] == MAGIC and check.digest() == head[4:36]
-        tag, n, dim = MATRIX_HEADER.unpack(head[36:]) if ok else (b"", 0, 0)
-        if not ok or tag != MATRIX_TAG or n != len(keys) or path.stat().st_size != len(head) + 4 * n * dim:
+        mapped = read_matrix(path, len(keys))
+        if mapped is DAMAGED:
             self.cache.corrupt += 1
             path.unlink(missing_ok=True)
             return None
-        return np.memmap(path, dtype=np.float32, mode="r", offset=len(head), shape=(n, dim))
+        return mapped
 
     def save_matrix(self, keys: list[bytes]) -> np.memmap | None:
         """Write the cached vectors of ``keys`` (all in ``index()``) as one matrix entry, atomically, then map it.
@@ -163,34 +145,22 @@ class VectorStore:
         cache). None, with the index forgotten, when a batch entry has gone from the cache since
         it was indexed (deleted as corrupt): embed what is missing, then save again.
         """
-        batches = _layout(self.index(), keys)
+        batches = layout(self.index(), keys)
         path = self._matrix_path(keys)
-        dim = 0
 
-        def write(handle: BinaryIO) -> None:
-            nonlocal dim
+        def blocks():
             for entry, positions, rows in batches:
                 payload = self.cache.get(self.namespace, entry)
                 if payload is None:
                     raise _BatchGone(entry)
-                vectors = unpack(payload)[1]
-                if dim and vectors.shape[1] != dim:
-                    raise ValueError(f"batch {entry} of {self.namespace} holds {vectors.shape[1]}-d vectors, not {dim}")
-                dim = vectors.shape[1]
-                _write_rows(handle, vectors, positions, rows)
-            handle.seek(0)
-            handle.write(MAGIC + bytes(32) + MATRIX_HEADER.pack(MATRIX_TAG, len(keys), dim))
-            handle.flush()
-            check = _file_sha256(handle.fileno(), len(MAGIC) + 32, MATRIX_START + 4 * len(keys) * dim)
-            handle.seek(len(MAGIC))
-            handle.write(check)  # the checksum covers header and rows, as in every cache entry
+                yield unpack(payload)[1], positions, rows
 
         try:
-            atomic_write(path, write)
+            atomic_write(path, lambda handle: write_matrix(handle, len(keys), blocks()))
         except _BatchGone:
             self._reindex()
             return None
-        return np.memmap(path, dtype=np.float32, mode="r", offset=MATRIX_START, shape=(len(keys), dim))
+        return read_matrix(path, len(keys), verify=False)
 
     def forget(self) -> None:
         """Drop the in-memory vectors (they are read again from the cache when next needed)."""
@@ -275,46 +245,3 @@ def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -
 
 class _BatchGone(Exception):
     """A batch entry named by the index is no longer in the cache."""
-
-
-def _layout(where: dict[bytes, tuple[str, int]], keys: list[bytes]) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """``(batch entry, positions, rows)`` per entry holding ``keys``: row ``rows[i]`` goes to ``positions[i]``.
-
-    Positions ascend within an entry; a key at several positions has one pair per position.
-    """
-    places = [where[key] for key in keys]
-    number: dict[str, int] = {}
-    entry_of = np.array([number.setdefault(entry, len(number)) for entry, _ in places], dtype=np.int64)
-    row_of = np.array([row for _, row in places], dtype=np.int64)
-    order = np.argsort(entry_of, kind="stable")  # (n,) positions grouped by entry, ascending within each
-    bounds = np.searchsorted(entry_of[order], np.arange(len(number) + 1))
-    groups = [order[bounds[i] : bounds[i + 1]] for i in range(len(number))]
-    return [(entry, positions, row_of[positions]) for entry, positions in zip(number, groups, strict=True)]
-
-
-def _write_rows(handle: BinaryIO, vectors: np.ndarray, positions: np.ndarray, rows: np.ndarray) -> None:
-    """Write ``vectors[rows[i]]`` as matrix row ``positions[i]``, one write per run of consecutive rows.
-
-    E.g. positions [4, 5, 6, 9] and rows [0, 1, 2, 3] are two writes: rows 0-2 at 4, row 3 at 9.
-    """
-    row_bytes = 4 * vectors.shape[1]
-    breaks = (np.flatnonzero((np.diff(positions) != 1) | (np.diff(rows) != 1)) + 1).tolist()
-    for first, end in zip([0, *breaks], [*breaks, len(positions)], strict=True):
-        handle.seek(MATRIX_START + int(positions[first]) * row_bytes)
-        row = int(rows[first])
-        handle.write(np.ascontiguousarray(vectors[row : row + end - first], dtype=np.float32).data)
-
-
-def _file_sha256(fd: int, start: int, end: int) -> bytes:
-    """sha256 of bytes ``start:end`` of an open file, read ``READ_SIZE`` at a time.
-
-    ``atomic_write``'s file is written through a "wb" handle, but mkstemp opens the descriptor read-write.
-    """
-    check = hashlib.sha256()
-    while start < end:
-        piece = os.pread(fd, min(READ_SIZE, end - start), start)
-        if not piece:
-            raise OSError(f"matrix file ended at byte {start}, before byte {end}")
-        check.update(piece)
-        start += len(piece)
-    return check.digest()
