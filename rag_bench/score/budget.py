@@ -14,27 +14,18 @@ as context, and a run of 250-character chunks gets its top four.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from rag_bench.score.names import BUDGETED, Metric
 from rag_bench.score.relevance import hits
 from rag_bench.score.spans import intersection_size, size, union
 from rag_bench.types import Chunk, Span
 
-FAMILIES = ("hit", "recall", "coverage")
-_NAME = re.compile(r"^([a-z_]+)@(\d+)chars$")
+FAMILIES = BUDGETED  # names are parsed in one place: rag_bench.score.names
 
 
 def budget_name(family: str, chars: int) -> str:
-    return f"{family}@{chars}chars"
-
-
-def parse_budget_metric(name: str) -> tuple[str, int] | None:
-    """``"recall@1000chars"`` -> ("recall", 1000); None when ``name`` is not a budgeted metric."""
-    match = _NAME.match(name.strip())
-    if match is None or match.group(1) not in FAMILIES or int(match.group(2)) < 1:
-        return None
-    return match.group(1), int(match.group(2))
+    return str(Metric(family, chars, "chars"))
 
 
 def budget_columns(budgets: Sequence[int]) -> list[str]:

@@ -13,7 +13,7 @@ from rag_bench.types import Document
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 texts = st.text(alphabet=ALPHABET, min_size=0, max_size=600)
-STRATEGIES = ["fixed", "recursive", "sentence"]
+STRATEGIES = ["fixed", "recursive", "langchain", "sentence"]
 UNITS = ["chars", "words", "tokens"]
 
 

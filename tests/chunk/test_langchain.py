@@ -7,11 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.chunk.base import RangeChunker
 from rag_bench.chunk.langchain import SEPARATORS, cut_before, langchain_ranges, merge_splits
 from rag_bench.chunk.units import measure
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Document
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 texts = st.text(alphabet=ALPHABET, min_size=0, max_size=600)
@@ -82,37 +80,6 @@ def test_a_split_of_exactly_size_is_too_long():
 
 def test_empty_text_has_no_chunks():
     assert langchain_ranges("", measure("", "chars"), 5, 0) == []
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    text=texts,
-    unit=st.sampled_from(["chars", "words", "tokens"]),
-    size=st.integers(3, 80),
-    overlap_share=st.floats(0, 0.9),
-)
-def test_offsets_are_exact_and_every_non_space_character_is_covered(text, unit, size, overlap_share):
-    overlap = int(overlap_share * (size - 2 if unit == "tokens" else size))
-    special = 2 if unit == "tokens" else 0
-    chunker = RangeChunker(
-        "langchain", size, overlap, unit, token_spans=FakeEmbedder().token_spans, special_tokens=special
-    )
-    chunks = chunker.split(Document("d", text))
-    for c in chunks:
-        assert text[c.start : c.end] == c.text and c.text == c.text.strip() and c.text
-    covered = set()
-    for c in chunks:
-        covered.update(range(c.start, c.end))
-    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
-    starts = [c.start for c in chunks]
-    assert starts == sorted(starts)
-
-
-@settings(max_examples=150, deadline=None)
-@given(text=texts, size=st.integers(1, 60))
-def test_char_chunks_never_exceed_size(text, size):
-    for a, b in langchain_ranges(text, measure(text, "chars"), size, 0):
-        assert b - a <= size
 
 
 @pytest.mark.skipif(

@@ -1,6 +1,6 @@
 import pytest
 
-from rag_bench.score.budget import budget_columns, budget_context, budget_metrics, parse_budget_metric
+from rag_bench.score.budget import budget_columns, budget_context, budget_metrics
 from rag_bench.types import Chunk, Span
 
 # chunk lengths 100, 200, 50; spans of 60 and 30 characters
@@ -73,7 +73,3 @@ def test_names():
         "coverage@500chars",
         "coverage@2000chars",
     ]
-    assert parse_budget_metric("recall@1000chars") == ("recall", 1000)
-    assert parse_budget_metric("recall@10") is None
-    assert parse_budget_metric("ndcg@1000chars") is None
-    assert parse_budget_metric("recall@0chars") is None

@@ -18,7 +18,9 @@ def test_names_round_trip(name, metric):
     assert parse_metric(name) == metric and str(metric) == name
 
 
-@pytest.mark.parametrize("name", ["recall", "recall@0", "ndcg@100chars", "precision_omega@5", "rcall@10", "mrr@x"])
+@pytest.mark.parametrize(
+    "name", ["recall", "recall@0", "recall@0chars", "ndcg@100chars", "precision_omega@5", "rcall@10", "mrr@x"]
+)
 def test_unknown_names_say_what_is_allowed(name):
     with pytest.raises(ConfigError, match=r"unknown metric name .*\(e\.g\. recall@10\)"):
         parse_metric(name)
