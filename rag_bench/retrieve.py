@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,8 +33,9 @@ class Corpus:
     key: str
     chunks: list[Chunk]
 
-    @property
+    @cached_property
     def passages(self) -> list[str]:
+        """The indexed text (prefix and source) of every chunk, built once per corpus."""
         return [c.indexed_text for c in self.chunks]
 
 

@@ -38,10 +38,6 @@ class EmbedStats:
     embedded: int = 0
     cache_hits: int = 0
 
-    def add(self, other: EmbedStats) -> None:
-        self.embedded += other.embedded
-        self.cache_hits += other.cache_hits
-
 
 def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
