@@ -94,7 +94,7 @@ class EmbedderConfig:
     model: str | None = None
     dimension: int | None = None  # None = the model's native dimension
     base_url: str | None = None
-    # API embedders (voyage) only; rag_bench/services.py says what each does
+    # API embedders (voyage) only; rag_bench/api/ says what each does
     batch_size: int = 128  # texts per request (the Voyage API takes at most 1000)
     max_tokens_per_batch: int | None = None  # None = the model's documented limit per request
     concurrency: int = 4  # requests in flight at once
@@ -105,8 +105,8 @@ class EmbedderConfig:
     price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
 
     def __post_init__(self) -> None:
+        from rag_bench.api.settings import check_settings
         from rag_bench.embed.registry import EMBEDDERS
-        from rag_bench.services import check_settings
 
         _one_of("embedder.name", self.name, sorted(EMBEDDERS))
         if self.dimension is not None and self.dimension < 1:
@@ -155,7 +155,7 @@ class RerankerConfig:
     keep: int | None = None  # rank cut-off after reranking; null = keep every candidate
     model: str | None = None
     base_url: str | None = None
-    # API rerankers (voyage) only; rag_bench/services.py says what each does
+    # API rerankers (voyage) only; rag_bench/api/ says what each does
     concurrency: int = 4  # questions in flight at once
     max_retries: int = 5
     backoff_s: float = 1.0
@@ -164,8 +164,8 @@ class RerankerConfig:
     price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
 
     def __post_init__(self) -> None:
+        from rag_bench.api.settings import check_settings
         from rag_bench.rerank.registry import RERANKERS
-        from rag_bench.services import check_settings
 
         _one_of("reranker.name", self.name, sorted(RERANKERS))
         if self.depth < 1:

@@ -25,7 +25,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
 
-from rag_bench.anthropic_messages import MessagesClient
+from rag_bench.api.anthropic import MessagesClient
 from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import ContextEntry, document_hash, read_contexts, write_contexts
 from rag_bench.chunk.prefix import heading_trail
