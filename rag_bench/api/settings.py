@@ -35,21 +35,3 @@ class ApiSettings:
             raise ConfigError(f"{prefix}.price_per_million ({self.price_per_million}) must not be negative")
         if self.base_url is not None and urlsplit(self.base_url).scheme not in ("http", "https"):
             raise ConfigError(f"{prefix}.base_url ({self.base_url!r}) must start with http:// or https://")
-
-
-def check_settings(prefix: str, cfg) -> None:
-    """ConfigError for an API setting out of range (``prefix`` is embedder or reranker)."""
-    lows = {"concurrency": 1, "max_retries": 0, "batch_size": 1, "max_tokens_per_batch": 1}
-    for name, low in lows.items():
-        value = getattr(cfg, name, low)
-        if value is not None and value < low:
-            raise ConfigError(f"{prefix}.{name} ({value}) must be at least {low}")
-    if getattr(cfg, "batch_size", 1) > 1000:
-        raise ConfigError(f"{prefix}.batch_size ({cfg.batch_size}) must be at most 1000 (the Voyage API limit)")
-    for name in ("backoff_s", "timeout_s", "max_total_s"):
-        if getattr(cfg, name) <= 0:
-            raise ConfigError(f"{prefix}.{name} ({getattr(cfg, name)}) must be positive")
-    if cfg.price_per_million is not None and cfg.price_per_million < 0:
-        raise ConfigError(f"{prefix}.price_per_million ({cfg.price_per_million}) must not be negative")
-    if cfg.base_url is not None and urlsplit(cfg.base_url).scheme not in ("http", "https"):
-        raise ConfigError(f"{prefix}.base_url ({cfg.base_url!r}) must start with http:// or https://")

@@ -112,7 +112,7 @@ class VoyageEmbedder:
 
 
 def build(cfg) -> VoyageEmbedder:
-    """The embedder an ``EmbedderConfig`` with ``name: voyage`` describes; ConfigError before any request."""
+    """The embedder a ``VoyageConfig`` describes; ConfigError before any request."""
     if not cfg.model:
         raise ConfigError("embedder.model must name a Voyage model for embedder=voyage, e.g. voyage-3.5")
     if cfg.dimension is None and cfg.model not in NATIVE_DIMENSIONS:

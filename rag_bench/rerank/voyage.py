@@ -122,7 +122,7 @@ class VoyageReranker:
 
 
 def build(cfg, cache: DiskCache | None = None) -> VoyageReranker:
-    """The reranker a ``RerankerConfig`` with ``name: voyage`` describes; ConfigError before any request."""
+    """The reranker a ``VoyageRerankerConfig`` describes; ConfigError before any request."""
     from rag_bench.cache import default_cache_dir
 
     if not cfg.model:
