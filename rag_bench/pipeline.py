@@ -23,7 +23,7 @@ from rag_bench.embed.store import embed_cached, texts_embedded
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
-from rag_bench.retrieve.base import Candidates, Corpus
+from rag_bench.retrieve.base import Candidates, Corpus, Query
 from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
 from rag_bench.score.evaluate import Evaluation, evaluate
@@ -93,7 +93,7 @@ def run(cfg: Config) -> RunResult:
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
     retriever = build_retriever(cfg.retrieval, resources)
-    found = retriever.retrieve(dataset.questions, cfg.retrieval.depth)
+    found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)
     ranked, scores = found.indices, found.scores
     if reranker is not None:

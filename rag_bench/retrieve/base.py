@@ -34,6 +34,22 @@ class Corpus:
 
 
 @dataclass(frozen=True)
+class Query:
+    """What a retriever is asked for one question: its text, embedded in ``input_type`` mode by dense retrievers.
+
+    ``input_type="document"`` embeds the text as a passage (a hypothetical answer, HyDE).
+    """
+
+    id: str  # the question's id
+    text: str
+    input_type: str = "query"
+
+    @classmethod
+    def of(cls, question: Question) -> Query:
+        return cls(question.id, question.text)
+
+
+@dataclass(frozen=True)
 class RetrievalStats:
     """What producing one candidate list cost."""
 
@@ -62,18 +78,18 @@ class Candidates:
 
 
 class Retriever(Protocol):
-    """Ranks chunks for questions; ``name`` labels its list in stats and reports."""
+    """Ranks chunks for each query (one per question, in question order); ``name`` labels its list."""
 
     name: str
 
-    def retrieve(self, questions: Sequence[Question], depth: int) -> Candidates: ...
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates: ...
 
 
 @runtime_checkable
 class Keyed(Protocol):
     """A retriever whose candidate lists may be cached: ``cache_key`` names all they depend on.
 
-    Besides the questions' texts and the depth, which the cache adds itself.
+    Besides the queries and the depth, which the cache adds itself.
     """
 
     def cache_key(self) -> tuple: ...

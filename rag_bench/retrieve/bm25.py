@@ -9,9 +9,8 @@ from rag_bench.cache import digest
 from rag_bench.chunk.settings import one_of
 from rag_bench.index.analyzers import ANALYZERS, get_analyzer
 from rag_bench.index.bm25 import VARIANTS, BM25Index
-from rag_bench.retrieve.base import Candidates, RetrievalConfig, RetrievalStats
+from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.resources import Resources
-from rag_bench.types import Question
 
 
 @dataclass
@@ -45,7 +44,7 @@ class BM25Retriever:
         c = self.cfg
         return ("bm25", self.resources.corpus.key, c.analyzer, c.k1, c.b, c.bm25_variant)
 
-    def retrieve(self, questions: Sequence[Question], depth: int) -> Candidates:
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         c, corpus = self.cfg, self.resources.corpus
         analyze = get_analyzer(c.analyzer)
 
@@ -53,7 +52,7 @@ class BM25Retriever:
             return BM25Index.build([analyze(p) for p in corpus.passages], k1=c.k1, b=c.b, variant=c.bm25_variant)
 
         index = self.resources.workspace.remember("bm25", digest(*self.cache_key()), build)
-        indices, scores = index.search([analyze(q.text) for q in questions], depth)
+        indices, scores = index.search([analyze(q.text) for q in queries], depth)
         return Candidates(corpus.chunks, indices, scores, RetrievalStats(index_bytes=index.nbytes))
 
 

@@ -1,8 +1,8 @@
 """Candidate lists through the disk cache, keyed in one place.
 
-key = sha256("candidates", retriever.cache_key(), question texts, depth): a retriever names what
+key = sha256("candidates", retriever.cache_key(), queries (id, text, input type), depth): a retriever names what
 its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
-cache adds the questions and the depth. A hit skips the index build and every embedding.
+cache adds the queries and the depth. A hit skips the index build and every embedding.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rag_bench.cache import DiskCache, digest
-from rag_bench.retrieve.base import Candidates, Corpus, Keyed, RetrievalStats, Retriever
-from rag_bench.types import Chunk, Question
+from rag_bench.retrieve.base import Candidates, Corpus, Keyed, Query, RetrievalStats, Retriever
+from rag_bench.types import Chunk
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,10 @@ class CachedRetriever:
         self.inner, self.cache, self.corpus = inner, cache, corpus
         self.name = inner.name
 
-    def retrieve(self, questions: Sequence[Question], depth: int) -> Candidates:
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         start = time.perf_counter()
-        key = digest("candidates", self.inner.cache_key(), [q.text for q in questions], depth)
-        stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(questions, depth))
+        key = digest("candidates", self.inner.cache_key(), [(q.id, q.text, q.input_type) for q in queries], depth)
+        stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(queries, depth))
         stats = stored.stats
         if reused:  # nothing was embedded or looked up this time
             stats = replace(stats, embedded=0, cache_hits=0, reused=True)
@@ -46,8 +46,8 @@ class CachedRetriever:
         chunks = self.corpus.chunks if stored.chunks is None else stored.chunks
         return Candidates(chunks, stored.indices, stored.scores, stats)
 
-    def _compute(self, questions: Sequence[Question], depth: int) -> _Stored:
-        found = self.inner.retrieve(questions, depth)
+    def _compute(self, queries: Sequence[Query], depth: int) -> _Stored:
+        found = self.inner.retrieve(queries, depth)
         own = None if found.chunks is self.corpus.chunks else list(found.chunks)
         return _Stored(found.indices, found.scores, found.stats, own)
 

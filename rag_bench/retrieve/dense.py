@@ -10,20 +10,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 from omegaconf import MISSING
 
 from rag_bench.cache import digest
 from rag_bench.embed.base import Embedder, TokenCounting, is_matryoshka
 from rag_bench.embed.dimension import reduce_dimension
-from rag_bench.embed.store import embed_cached
+from rag_bench.embed.store import EmbedStats, embed_cached
 from rag_bench.errors import ConfigError
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
 from rag_bench.index.registry import VECTOR_INDEXES, build_index
-from rag_bench.retrieve.base import Candidates, Corpus, RetrievalConfig, RetrievalStats
+from rag_bench.retrieve.base import Candidates, Corpus, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.resources import Resources
-from rag_bench.types import Question
 from rag_bench.variants import settings_of
 from rag_bench.workspace import Workspace
 
@@ -67,22 +67,19 @@ class DenseRetriever:
         e = self.embedder
         return ("dense", self.resources.corpus.key, e.name, e.dimension, self.target, asdict(self.cfg.index))
 
-    def retrieve(self, questions: Sequence[Question], depth: int) -> Candidates:
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         ws, corpus, embedder = self.resources.workspace, self.resources.corpus, self.embedder
         docs, doc_stats = embed_cached(
             embedder, ws.store(embedder, "document"), corpus.passages, "document", "embedding chunks", memory_map=True
         )
-        texts = [q.text for q in questions]
-        queries, query_stats = embed_cached(
-            embedder, ws.store(embedder, "query"), texts, "query", "embedding questions"
-        )
-        docs, queries = reduce_dimension(docs, queries, self.target, is_matryoshka(embedder))
+        vectors, query_stats = self._embed_queries(queries)
+        docs, vectors = reduce_dimension(docs, vectors, self.target, is_matryoshka(embedder))
         context = IndexContext(ws.cache, digest("vectors", corpus.key, embedder.name, embedder.dimension, self.target))
         index = build_index(self.cfg.index, docs, context)
-        indices, scores = index.search(queries, depth)
+        indices, scores = index.search(vectors, depth)
         ann = None
         if type(self.cfg.index).approximate:
-            ann = recall_at_depth(indices, DenseIndex(docs).search(queries, depth)[0])
+            ann = recall_at_depth(indices, DenseIndex(docs).search(vectors, depth)[0])
         stats = RetrievalStats(
             index_bytes=index.nbytes,
             embedded=doc_stats.embedded + query_stats.embedded,
@@ -91,6 +88,20 @@ class DenseRetriever:
             ann_recall=ann,
         )
         return Candidates(corpus.chunks, indices, scores, stats)
+
+    def _embed_queries(self, queries: Sequence[Query]) -> tuple[np.ndarray, EmbedStats]:
+        """(n_queries, dim) vectors: each query embedded in its own mode (query, or document for HyDE)."""
+        ws, embedder = self.resources.workspace, self.embedder
+        out = np.zeros((len(queries), embedder.dimension), np.float32)
+        total = EmbedStats()
+        for input_type in sorted({q.input_type for q in queries}):
+            rows = [i for i, q in enumerate(queries) if q.input_type == input_type]
+            label = "embedding questions" if input_type == "query" else f"embedding queries ({input_type} mode)"
+            texts = [queries[i].text for i in rows]
+            vectors, stats = embed_cached(embedder, ws.store(embedder, input_type), texts, input_type, label)
+            out[rows] = vectors
+            total = EmbedStats(total.embedded + stats.embedded, total.cache_hits + stats.cache_hits)
+        return out, total
 
 
 def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:

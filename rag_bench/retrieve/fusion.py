@@ -16,8 +16,8 @@ import numpy as np
 
 from rag_bench.errors import ConfigError
 from rag_bench.fuse.rrf import rrf
-from rag_bench.retrieve.base import Candidates, RetrievalStats, Retriever
-from rag_bench.types import Chunk, Question
+from rag_bench.retrieve.base import Candidates, Query, RetrievalStats, Retriever
+from rag_bench.types import Chunk
 
 
 @dataclass
@@ -48,8 +48,8 @@ class FusionRetriever:
     def __init__(self, children: Sequence[Retriever], weights: Sequence[float], k_rrf: float) -> None:
         self.children, self.weights, self.k_rrf = list(children), list(weights), k_rrf
 
-    def retrieve(self, questions: Sequence[Question], depth: int) -> Candidates:
-        found = {child.name: child.retrieve(questions, depth) for child in self.children}
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
+        found = {child.name: child.retrieve(queries, depth) for child in self.children}
         start = time.perf_counter()
         chunks, parts = one_table(found)
         indices, scores = rrf([p.indices for p in parts.values()], self.k_rrf, self.weights)
