@@ -19,7 +19,7 @@ from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.registry import build_embedder
-from rag_bench.embed.store import embed_cached, texts_embedded
+from rag_bench.embed.store import embed_cached
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
@@ -28,7 +28,7 @@ from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
 from rag_bench.types import Chunk, Dataset
-from rag_bench.workspace import Workspace, workspace
+from rag_bench.workspace import Workspace
 
 
 @dataclass
@@ -76,18 +76,21 @@ class RunResult:
     stages: dict[str, Candidates] = field(default_factory=dict)
 
 
-def run(cfg: Config) -> RunResult:
-    """Run the pipeline that ``cfg`` describes and score it."""
+def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
+    """Run the pipeline that ``cfg`` describes and score it.
+
+    ``ws`` keeps work in memory across runs of one process (a sweep's points); None: a new one.
+    """
     stats = Stats()
-    embedded_before = texts_embedded()
-    ws = workspace(cfg.cache_dir)
+    ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
+    embedded_before = ws.tally.embedded
     with stats.stage("load"):
         folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
         dataset = load(ws, folder, cfg.dataset.name)
         if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
             check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
-        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws.cache))
+        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws))
     usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
     with stats.stage("chunk"):
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
@@ -110,7 +113,7 @@ def run(cfg: Config) -> RunResult:
         )
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
-    stats.embedded = texts_embedded() - embedded_before
+    stats.embedded = ws.tally.embedded - embedded_before
     return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages)
 
 
