@@ -151,7 +151,8 @@ def validate(cfg: DictConfig) -> Config:
             raise cause from None
         raise ConfigError(str(exc).splitlines()[0]) from None
     check_choices(config)
-    check_cut_offs(config)
+    if isinstance(config, Config):
+        check_cut_offs(config)
     return config
 
 
