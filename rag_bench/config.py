@@ -206,6 +206,9 @@ class Config:
 def register() -> None:
     """Make the schema known to Hydra as ``rag_bench_schema`` (used by configs/config.yaml)."""
     ConfigStore.instance().store(name="rag_bench_schema", node=Config)
+    from rag_bench.launchers import register as register_launchers  # cluster launcher presets
+
+    register_launchers()
 
 
 def validate(cfg: DictConfig) -> Config:
