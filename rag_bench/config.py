@@ -206,7 +206,7 @@ class Config:
 def register() -> None:
     """Make the schema known to Hydra as ``rag_bench_schema`` (used by configs/config.yaml)."""
     ConfigStore.instance().store(name="rag_bench_schema", node=Config)
-    from rag_bench.launchers import register as register_launchers  # cluster launcher presets
+    from rag_bench.launch.presets import register as register_launchers  # cluster launcher presets
 
     register_launchers()
 

@@ -51,6 +51,41 @@ def until(condition: Callable[[], bool], timeout: float, every: float = 0.1) -> 
         time.sleep(every)
 
 
+def _parents() -> dict[int, int]:
+    """PID -> parent PID of every process (from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int) -> list[int]:
+    """The PIDs of every process below ``pid`` now."""
+    parents, found, frontier = _parents(), [], [pid]
+    while frontier:
+        children = [p for p, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def descendants_alive(pids: list[int]) -> set[int]:
+    """Those of ``pids`` still running (zombies excluded)."""
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
 class DaemonError(RuntimeError):
     """A daemon did not start; the message holds the end of its log."""
 
@@ -77,12 +112,18 @@ class Daemons:
 
     def tail(self, name: str, lines: int = 30) -> str:
         logs = [p for p in sorted(self.folder.glob(f"{name}*")) if p.suffix in (".out", ".log")]
-        return "\n".join(f"--- {p.name}\n" + "\n".join(p.read_text(errors="replace").splitlines()[-lines:]) for p in logs)
+        return "\n".join(
+            f"--- {p.name}\n" + "\n".join(p.read_text(errors="replace").splitlines()[-lines:]) for p in logs
+        )
 
     def stop(self) -> list[str]:
-        """Stop every daemon started here by PID (SIGTERM, SIGKILL after 15 s); the names of those that needed SIGKILL."""
+        """Stop every daemon started here by PID (SIGTERM, SIGKILL after 15 s), then any process it left behind.
+
+        Returns the names of those that needed SIGKILL.
+        """
         killed = []
         for name, proc in reversed(self.started):
+            children = descendants(proc.pid)
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
                 try:
@@ -91,6 +132,10 @@ class Daemons:
                     proc.kill()
                     proc.wait(timeout=15)
                     killed.append(name)
+            for pid in children:  # what the daemon spawned and did not stop (ray's servers, a job's steps)
+                if pid in descendants_alive(children):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(f"{name}:{pid}")
         self.started.clear()
         return killed
 
@@ -147,7 +192,9 @@ class SlurmCluster:
 
     def queue(self) -> list[str]:
         """Job ids still in the queue."""
-        done = subprocess.run(["squeue", "-h", "-o", "%i"], env={**os.environ, **self.env}, capture_output=True, text=True)
+        done = subprocess.run(
+            ["squeue", "-h", "-o", "%i"], env={**os.environ, **self.env}, capture_output=True, text=True
+        )
         return done.stdout.split()
 
     def _listening(self, port: int) -> bool:
@@ -156,7 +203,9 @@ class SlurmCluster:
             return probe.connect_ex(("127.0.0.1", port)) == 0
 
     def _node_idle(self) -> bool:
-        done = subprocess.run(["sinfo", "-h", "-o", "%T"], env={**os.environ, **self.env}, capture_output=True, text=True)
+        done = subprocess.run(
+            ["sinfo", "-h", "-o", "%T"], env={**os.environ, **self.env}, capture_output=True, text=True
+        )
         return done.stdout.strip() == "idle"
 
     def _start_munge(self, env: dict[str, str]) -> None:
@@ -284,9 +333,8 @@ class RayCluster:
         self.daemons.start("ray", argv, env, self._up, cwd=cwd)
 
     def _up(self) -> bool:
-        ray = str(Path(sys.executable).with_name("ray"))
-        done = subprocess.run([ray, "status", f"--address={self.address}"], capture_output=True, text=True)
-        return done.returncode == 0
+        log = self.daemons.folder / "ray.out"
+        return log.exists() and "Ray runtime started" in log.read_text(errors="replace")
 
     def stop(self) -> list[str]:
         return self.daemons.stop()
@@ -296,7 +344,9 @@ def run(argv: list[str], env: dict[str, str]) -> None:
     """Run a set-up command; DaemonError with its output if it fails."""
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     if done.returncode != 0:
-        raise DaemonError(f"{' '.join(argv[:3])} failed ({done.returncode}): {done.stdout[-2000:]}{done.stderr[-2000:]}")
+        raise DaemonError(
+            f"{' '.join(argv[:3])} failed ({done.returncode}): {done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
 
 
 def main(argv: list[str]) -> int:

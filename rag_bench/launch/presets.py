@@ -5,8 +5,10 @@ configs. Hydra would merge a YAML file with a structured config of the same name
 "automatic schema matching" that warns), so the plugins' entries are moved here to aliases
 (``rag_bench_submitit_slurm``, ``rag_bench_ray``) that the presets extend: they keep the plugins'
 typed schemas, so a misspelt launcher key still fails at start-up.
-The ``rag_bench_cache`` resolver gives the cache folder as an absolute path, as the driver sees it, so
-that every job uses the same cache whatever its working directory or environment.
+The ``rag_bench_cache`` and ``rag_bench_cwd`` resolvers give the cache folder and the working folder as
+absolute paths, as the driver sees them when it launches, so that every job uses the same cache and
+resolves relative paths (``hydra.sweep.dir``, ``dataset.path``) as the driver does, whatever folder
+and environment the scheduler starts it in.
 """
 
 from __future__ import annotations
@@ -20,21 +22,34 @@ from omegaconf import OmegaConf
 
 from rag_bench.cache import default_cache_dir
 
-# preset name -> (alias, plugin module that registers the name); only installed plugins are moved
-PRESETS: dict[str, tuple[str, str]] = {
-    "submitit_slurm": ("rag_bench_submitit_slurm", "hydra_plugins.hydra_submitit_launcher.config"),
-    "ray": ("rag_bench_ray", "hydra_plugins.hydra_ray_launcher._config"),
+# preset name -> (alias, plugin module that registers the name, rag-bench's launcher class over the plugin's)
+PRESETS: dict[str, tuple[str, str, str]] = {
+    "submitit_slurm": (
+        "rag_bench_submitit_slurm",
+        "hydra_plugins.hydra_submitit_launcher.config",
+        "hydra_plugins.rag_bench_launchers.slurm:SlurmLauncher",
+    ),
+    "ray": (
+        "rag_bench_ray",
+        "hydra_plugins.hydra_ray_launcher._config",
+        "hydra_plugins.rag_bench_launchers.ray:RayLauncher",
+    ),
 }
 WORKDIR_ENV = "RAG_BENCH_WORKDIR"  # the driver's working directory, for Ray workers
+# the driver's variables a Ray worker needs (workers start with the raylet's environment); only those set are sent
+FORWARDED = ("VOYAGE_API_KEY", "VOYAGE_API_KEY_PATH", "ANTHROPIC_API_KEY", "RAG_BENCH_CLAIM_TIMEOUT", "XDG_CACHE_HOME")
 
 
 def register() -> None:
-    """Move installed launcher plugins' configs to their aliases; register the ``rag_bench_cache`` resolver."""
-    Plugins.instance()  # Hydra's one plugin scan, which runs each plugin's config module: it registers `name`
+    """Move installed launcher plugins' configs to their aliases; register the resolvers the presets use."""
+    plugins = Plugins.instance()  # Hydra's one plugin scan, which runs each plugin's config module
     launchers = ConfigStore.instance().repo.setdefault("hydra", {}).setdefault("launcher", {})
-    for name, (alias, module) in PRESETS.items():
+    for name, (alias, module, launcher) in PRESETS.items():
         try:
             importlib.import_module(module)
+            launcher_module, launcher_class = launcher.split(":")
+            # the scan misses it in an editable install (a path hook it cannot list), so register it by hand
+            plugins.register(getattr(importlib.import_module(launcher_module), launcher_class))
         except ImportError:
             continue  # `pip install rag-bench[distributed]` brings it; the preset then names the missing alias
         node = launchers.pop(f"{name}.yaml", None)
@@ -43,6 +58,12 @@ def register() -> None:
             launchers[node.name] = node
     if not OmegaConf.has_resolver("rag_bench_cache"):
         OmegaConf.register_new_resolver("rag_bench_cache", lambda: str(default_cache_dir().expanduser().resolve()))
+        OmegaConf.register_new_resolver("rag_bench_cwd", os.getcwd)
+
+
+def forwarded_environment() -> dict[str, str]:
+    """The driver's values of the ``FORWARDED`` variables that are set (API keys: never logged, never written)."""
+    return {name: os.environ[name] for name in FORWARDED if os.environ.get(name)}
 
 
 def ray_worker_setup() -> None:
