@@ -196,3 +196,42 @@ def wait_for_holder(cache: Path, driver: subprocess.Popen, after_batches: int, t
                 return holder.pid
         time.sleep(0.05)
     raise AssertionError(f"no job held a claim after {after_batches} batches within {timeout} s")
+
+
+def test_writer_jobs_on_slurm_embed_each_text_once(slurm, tmp_path):
+    """Four SLURM jobs (two at a time) embed overlapping shares of 500 texts into one cache namespace."""
+    texts = [f"passage {i} about topic {i % 7}" for i in range(500)]
+    (tmp_path / "texts.json").write_text(json.dumps(texts))
+    (tmp_path / "go").touch()  # writers start as soon as SLURM starts them
+    writer = Path(__file__).parents[1] / "embed" / "claim_writer.py"
+    script = (
+        f"{sys.executable} {writer} {tmp_path / 'cache'} {tmp_path / 'texts.json'} $SLURM_ARRAY_TASK_ID "
+        f"$((SLURM_ARRAY_TASK_ID % 2)) {tmp_path}/log-$SLURM_ARRAY_TASK_ID {tmp_path / 'go'} 0.01"
+    )
+    env = {**os.environ, **slurm.env}
+    submitted = subprocess.run(
+        ["sbatch", "--parsable", "--array=0-3", "--cpus-per-task=1", f"--output={tmp_path}/out-%a", "--wrap", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    job = submitted.stdout.strip()
+    deadline = time.monotonic() + 180
+    while slurm.queue():
+        assert time.monotonic() < deadline, "writer jobs did not finish"
+        time.sleep(0.5)
+    states = subprocess.run(
+        ["sacct", "-j", job, "-X", "-n", "-P", "-o", "JobID,State,Start,End"], env=env, capture_output=True, text=True
+    ).stdout.split()
+    assert [s.split("|")[1] for s in states] == ["COMPLETED"] * 4, states
+    spans = [(s.split("|")[2], s.split("|")[3]) for s in states]  # ISO times sort as strings
+    assert max(sum(start <= t < end for start, end in spans) for t, _ in spans) == 2  # two jobs at a time, no more
+    results = [json.loads((tmp_path / f"out-{i}").read_text().strip().splitlines()[-1]) for i in range(4)]
+    logs = [tmp_path / f"log-{i}" for i in range(4)]
+    logged = [line for log in logs if log.exists() for line in log.read_text().splitlines() if line]
+    assert len(logged) == len(set(logged)) == sum(r["embedded"] for r in results)  # no text embedded twice
+    keys = cached_keys(tmp_path / "cache")
+    assert len(keys) == len(set(keys)) == len(logged) and DiskCache(tmp_path / "cache").corrupt == 0
+    assert all(r["embedded"] + r["cache_hits"] == r["n"] == 410 for r in results)
+    assert sum(r["embedded"] > 0 for r in results) >= 2  # the work was shared between jobs

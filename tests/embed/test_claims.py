@@ -19,36 +19,7 @@ from rag_bench.testing import FakeEmbedder
 
 TEXTS = [f"passage {i} about topic {i % 7}" for i in range(500)]
 
-# One writer: waits for the start file, embeds its share of TEXTS in its own order with a slow
-# embedder that logs every text it is asked for, checks its vectors and writes its stats.
-WRITER = """
-import json, random, sys, time
-from pathlib import Path
-import numpy as np
-from rag_bench.cache import DiskCache
-from rag_bench.embed.store import VectorStore, embed_cached
-from rag_bench.testing import FakeEmbedder
-
-cache_dir, texts_file, seed, mapped, log_file, start_file, delay = sys.argv[1:]
-texts = json.loads(Path(texts_file).read_text())
-random.Random(int(seed)).shuffle(texts)
-texts = texts[: len(texts) * 4 // 5] + texts[:10]  # 80% of the texts, some twice
-
-class Slow(FakeEmbedder):
-    def embed(self, batch, input_type="document"):
-        time.sleep(float(delay) * len(batch))
-        with open(log_file, "a") as log:
-            log.writelines(t + "\\n" for t in batch)
-        return super().embed(batch, input_type)
-
-while not Path(start_file).exists():
-    time.sleep(0.01)
-slow = Slow(16)
-vectors, stats = embed_cached(slow, VectorStore(DiskCache(cache_dir), "fake/hash-16", 16, "document"), texts,
-                              "document", memory_map=mapped == "1")
-assert np.array_equal(vectors, FakeEmbedder(16).embed(texts)), "wrong vectors"
-print(json.dumps({"embedded": stats.embedded, "cache_hits": stats.cache_hits, "n": len(texts)}))
-"""
+WRITER = str(Path(__file__).with_name("claim_writer.py"))  # one writer process (or cluster job)
 
 
 def share(seed: int) -> list[str]:
@@ -65,7 +36,6 @@ def start_writers(tmp_path: Path, n: int, delay: float = 0.002) -> list[subproce
         subprocess.Popen(
             [
                 sys.executable,
-                "-c",
                 WRITER,
                 str(tmp_path / "cache"),
                 str(texts_file),
