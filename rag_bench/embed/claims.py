@@ -1,10 +1,11 @@
 """Per-text claims on a shared cache, so that concurrent processes or cluster jobs never embed one text twice.
 
 Before a process embeds a text it claims the text's key by creating the file
-``<cache>/claims/<namespace>/<key hex>`` with ``O_CREAT | O_EXCL`` (atomic on local filesystems and on
-NFS v3+): one process wins, the others leave the text to it and wait for its vector to appear in the
-cache. The holder commits the batch, then deletes its claims, so a process that claims a key and then
-checks the cache sees either the vector or a free key it may embed.
+``<cache>/claims/<namespace>/<key hex>`` exclusively, as a hard link to a file that already holds the
+holder's line (``link`` is atomic and exclusive on local filesystems and on NFS; ``O_CREAT | O_EXCL``
+where links are not supported): one process wins, the others leave the text to it and wait for its
+vector to appear in the cache. The holder commits the batch, then deletes its claims, so a process
+that claims a key and then checks the cache sees either the vector or a free key it may embed.
 
 A claim names its holder: ``host pid-namespace pid start-time``. A holder that died (killed by the
 scheduler, out of memory) is found dead on its own host when no process with that PID and start time
@@ -94,24 +95,44 @@ class Claims:
         return self.folder / key.hex()
 
     def take(self, keys: Iterable[bytes], limit: int) -> list[bytes]:
-        """Claim up to ``limit`` of ``keys`` (in order) that nobody holds; the ones now held by this process."""
+        """Claim up to ``limit`` of ``keys`` (in order) that nobody holds; the ones now held by this process.
+
+        Each claim is a hard link to one file already holding this process's line, so a claim is never
+        seen half-written, even when its holder is killed while claiming (the link is the claim).
+        """
         if not self._made:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._made = True
+        line = self.folder / f".holder-{self._me.pid}-{os.urandom(4).hex()}"
+        line.write_bytes(self._line)
         mine: list[bytes] = []
-        for key in keys:
-            if len(mine) == limit:
-                break
-            try:
-                fd = os.open(self.path(key), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                continue
-            try:
-                os.write(fd, self._line)
-            finally:
-                os.close(fd)
-            mine.append(key)
+        try:
+            for key in keys:
+                if len(mine) == limit:
+                    break
+                if self._claim(line, self.path(key)):
+                    mine.append(key)
+        finally:
+            line.unlink(missing_ok=True)
         return mine
+
+    def _claim(self, line: Path, path: Path) -> bool:
+        try:
+            os.link(line, path)  # atomic and exclusive, NFS included
+            return True
+        except FileExistsError:
+            return False
+        except OSError:  # a filesystem without hard links: create exclusively, then write
+            pass
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        try:
+            os.write(fd, self._line)
+        finally:
+            os.close(fd)
+        return True
 
     def release(self, keys: Iterable[bytes]) -> None:
         """Drop this process's claims on ``keys`` (after their vectors are committed, or on failure)."""
