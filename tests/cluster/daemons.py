@@ -191,11 +191,11 @@ class SlurmCluster:
         return self.daemons.stop()
 
     def queue(self) -> list[str]:
-        """Job ids still in the queue."""
+        """Job ids still in the queue (``["?"]`` when squeue fails, e.g. slurmctld busy: not known to be empty)."""
         done = subprocess.run(
             ["squeue", "-h", "-o", "%i"], env={**os.environ, **self.env}, capture_output=True, text=True
         )
-        return done.stdout.split()
+        return done.stdout.split() if done.returncode == 0 else ["?"]
 
     def _listening(self, port: int) -> bool:
         with socket.socket() as probe:

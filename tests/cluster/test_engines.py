@@ -217,13 +217,15 @@ def test_writer_jobs_on_slurm_embed_each_text_once(slurm, tmp_path):
         check=True,
     )
     job = submitted.stdout.strip()
+
+    def accounted() -> list[str]:
+        sacct = ["sacct", "-j", job, "-X", "-n", "-P", "-o", "JobID,State,Start,End"]
+        return subprocess.run(sacct, env=env, capture_output=True, text=True).stdout.split()
+
     deadline = time.monotonic() + 180
-    while slurm.queue():
-        assert time.monotonic() < deadline, "writer jobs did not finish"
+    while len(states := accounted()) < 4 or any(s.split("|")[1] in ("PENDING", "RUNNING") for s in states):
+        assert time.monotonic() < deadline, f"writer jobs did not finish: {states}"
         time.sleep(0.5)
-    states = subprocess.run(
-        ["sacct", "-j", job, "-X", "-n", "-P", "-o", "JobID,State,Start,End"], env=env, capture_output=True, text=True
-    ).stdout.split()
     assert [s.split("|")[1] for s in states] == ["COMPLETED"] * 4, states
     spans = [(s.split("|")[2], s.split("|")[3]) for s in states]  # ISO times sort as strings
     assert max(sum(start <= t < end for start, end in spans) for t, _ in spans) == 2, states  # two at a time
