@@ -39,6 +39,13 @@ POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another pr
 
 
 @dataclass
+class Tally:
+    """Texts embedded through the cache by every store that shares it (a workspace's stores, every stage)."""
+
+    embedded: int = 0
+
+
+@dataclass
 class EmbedStats:
     """What one stage asked for: texts newly embedded vs served from the cache."""
 
@@ -66,8 +73,11 @@ def unpack(payload: bytes) -> tuple[list[bytes], np.ndarray]:
 class VectorStore:
     """The cached vectors of one (model, dimension, input type)."""
 
-    def __init__(self, cache: DiskCache, model: str, dimension: int, input_type: str) -> None:
+    def __init__(
+        self, cache: DiskCache, model: str, dimension: int, input_type: str, tally: Tally | None = None
+    ) -> None:
         self.cache = cache
+        self.tally = tally if tally is not None else Tally()  # texts this store embedded (shared by a workspace)
         self.namespace = f"vectors/{model.replace('/', '--')}/{dimension}/{input_type}"
         self._known: dict[bytes, np.ndarray] | None = None
         self._held: set[str] = set()  # batch entries whose vectors are in _known
@@ -222,14 +232,6 @@ def _embed_mapped(
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
 
 
-_SENT = [0]  # texts this process has sent to an embedder through the cache, every stage together
-
-
-def texts_embedded() -> int:
-    """Texts this process has embedded so far (a run's count is the difference across it)."""
-    return _SENT[0]
-
-
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
     """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit.
 
@@ -252,7 +254,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 for key in mine:
                     del pending[key]
                 sent += len(batch)
-                _SENT[0] += len(batch)
+                store.tally.embedded += len(batch)
                 bar.update(len(mine))
                 wait = POLL_S[0]
                 continue
