@@ -17,7 +17,9 @@ def test_a_config_survives_pickle_and_cloudpickle(retrieval):
     register()
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(project_folder("configs")), version_base="1.3"):
-        config = validate(compose(config_name="config", overrides=[f"retrieval={retrieval}", "retrieval.depth=7"]))
+        config = validate(
+            compose(config_name="config", overrides=[f"retrieval={retrieval}", "retrieval.depth=7", "ks=[1,5]"])
+        )
     for dumps in (pickle.dumps, cloudpickle.dumps):
         back = pickle.loads(dumps(config))
         assert asdict(back) == asdict(config) and back.retrieval.depth == 7
