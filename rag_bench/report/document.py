@@ -163,6 +163,8 @@ def _difference(row: pd.Series) -> str:
     """``-0.012 [-0.030, 0.004]``: the paired difference from the best point, or - when the points were not paired."""
     if pd.isna(row.get(DIFF)):
         return "-"
+    if row["best"]:
+        return "0 (the best)"
     return f"{_signed(row[DIFF])} [{_signed(row[f'{DIFF}_low'])}, {_signed(row[f'{DIFF}_high'])}]"
 
 
