@@ -225,6 +225,7 @@ def check_settings(prefix: str, cfg) -> None:
 
 # --- Voyage AI: the key, the client, and which of its errors are worth a retry ---
 
+
 def voyage_api_key(selected: str) -> str:
     """The key from ``$VOYAGE_API_KEY_PATH`` (a file, as the client reads it) or ``$VOYAGE_API_KEY``."""
     path = os.environ.get("VOYAGE_API_KEY_PATH")

@@ -128,7 +128,8 @@ def test_recall_at_k_draws_the_best_on_top_and_identical_curves_once(tmp_path, m
     assert labels == ["#1: x=2 (best)", "#3: x=4", "#0: x=1; identical: #2"]
     lines = ax.get_lines()
     assert len(lines) == 3 and lines[0].get_zorder() > max(line.get_zorder() for line in lines[1:])
-    assert list(lines[0].get_ydata()) == [0.45, 0.9] and ax.get_title() == "recall@k vs k: top 4 of 4 configurations by ndcg@10"
+    assert list(lines[0].get_ydata()) == [0.45, 0.9]
+    assert ax.get_title() == "recall@k vs k: top 4 of 4 configurations by ndcg@10"
     assert lines[0].get_linewidth() > lines[1].get_linewidth()
 
 
