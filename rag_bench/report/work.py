@@ -9,7 +9,7 @@ the configuration itself needs, the same in any order and on any cache:
   ``reranker.depth`` of the list before reranking); its characters are the question's plus the
   candidate's indexed text;
 - estimated API cost: for each component that calls a priced API, estimated tokens x its price per
-  million tokens, tokens counted by ``services.estimate_tokens`` (UTF-8 bytes / 3 + 1, an upper bound;
+  million tokens, tokens counted by ``api.usage.estimate_tokens`` (UTF-8 bytes / 3 + 1, an upper bound;
   billing uses the API's own count); a rerank pair costs question plus candidate tokens, as Voyage
   bills rerank (query tokens x documents + document tokens).
 Not counted: the embeddings the semantic and cluster chunkers make while chunking.
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from rag_bench.services import estimate_tokens
+from rag_bench.api.usage import estimate_tokens
 
 
 @dataclass(frozen=True)
