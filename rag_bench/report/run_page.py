@@ -13,10 +13,13 @@ import html
 import json
 from pathlib import Path
 
+from rag_bench.errors import DataError
 from rag_bench.report.blocks import write_text
 from rag_bench.report.failures import MISSES
-from rag_bench.report.page_assets import asset
+from rag_bench.report.page_assets import asset, table_html
+from rag_bench.report.run_view import FORMAT
 
+DATA_START = '<script id="run-data" type="application/json">'
 FAMILIES = ("hit", "recall", "mrr", "ndcg", "coverage")  # rows of the metrics grid, when measured
 CATEGORY_METRICS = ("hit@{k}", "recall@{k}", "mrr@{k}", "ndcg@{k}")
 
@@ -29,17 +32,17 @@ def render_run_page(view: dict) -> str:
         f"<h1>{title}</h1>",
         f"<p class=sub>{html.escape(_subtitle(view))}</p>",
         '<div class="row">',
-        _metrics_table(view),
-        _categories_table(view),
+        _metricstable_html(view),
+        _categoriestable_html(view),
         "</div>",
         f"<h2>Why questions missed (failure class at k = {run['report_k']})</h2>",
-        _failures_table(view),
+        _failurestable_html(view),
         _settings(view),
         "<h2>Questions</h2>",
         _controls(view),
         '<div id="questions"></div>',
         '<button id="more" hidden>show more</button>',
-        f'<script id="run-data" type="application/json">{embed_json(view)}</script>',
+        f"{DATA_START}{embed_json(view)}</script>",
         f"<script>{asset('run_page.js')}</script>",
     ]
     head = f"<head><meta charset=utf-8><title>{title}</title><style>{asset('page.css')}</style></head>"
@@ -50,6 +53,27 @@ def write_run_page(view: dict, path: Path) -> Path:
     """Write the page to ``path`` atomically; return the path."""
     write_text(path, render_run_page(view))
     return path
+
+
+def read_run_view(path: Path) -> dict:
+    """The data model a run's report.html embeds (``path``: the run folder or the page); a DataError if none."""
+    page = path / "report.html" if path.is_dir() else path
+    fix = "pass a run folder written by this version of rag-bench (every run writes report.html), or rerun it"
+    try:
+        text = page.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(page, f"cannot be read ({exc.strerror})", fix=fix) from exc
+    start = text.find(DATA_START)
+    end = text.find("</script>", start)  # the model's own "<" are escaped: the first one closes it
+    if start < 0 or end < 0:
+        raise DataError(page, "holds no run data: it is not a rag-bench run report", fix=fix)
+    try:
+        view = json.loads(text[start + len(DATA_START) : end])
+    except json.JSONDecodeError as exc:
+        raise DataError(page, f"holds damaged run data ({exc.msg})", fix=fix) from exc
+    if view.get("format") != FORMAT:
+        raise DataError(page, f"holds run data of format {view.get('format')!r}; this version reads {FORMAT}", fix=fix)
+    return view
 
 
 def embed_json(value: object) -> str:
@@ -67,7 +91,7 @@ def _subtitle(view: dict) -> str:
     )
 
 
-def _metrics_table(view: dict) -> str:
+def _metricstable_html(view: dict) -> str:
     """Rank metrics as a grid (family x k): mean and 95% interval."""
     metrics = {m["name"]: m for m in view["metrics"]}
     ks = sorted({int(name.split("@")[1]) for name in metrics if "@" in name and name.split("@")[1].isdigit()})
@@ -77,10 +101,10 @@ def _metrics_table(view: dict) -> str:
         if any(cells):
             rows.append(f"<tr><th class=l>{family}</th>" + "".join(f"<td>{c or '-'}</td>" for c in cells) + "</tr>")
     head = "<tr><th class=l>mean [95% interval]</th>" + "".join(f"<th>@{k}</th>" for k in ks) + "</tr>"
-    return _table("metrics", head, rows)
+    return table_html("metrics", head, rows)
 
 
-def _categories_table(view: dict) -> str:
+def _categoriestable_html(view: dict) -> str:
     k = view["run"]["report_k"]
     names = [m.format(k=k) for m in CATEGORY_METRICS]
     head = "<tr><th class=l>category</th><th>n</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr>"
@@ -90,10 +114,10 @@ def _categories_table(view: dict) -> str:
         + "</tr>"
         for c in view["categories"]
     ]
-    return _table("categories", head, rows)
+    return table_html("categories", head, rows)
 
 
-def _failures_table(view: dict) -> str:
+def _failurestable_html(view: dict) -> str:
     """Counts per category (rows, ``all`` first) and class (columns, misses first); each count filters the list."""
     classes = view["classes"]
     head = "<tr><th class=l>category</th>" + "".join(f'<th><span class="badge {c}">{c}</span></th>' for c in classes)
@@ -106,7 +130,7 @@ def _failures_table(view: dict) -> str:
             for c in classes
         )
         rows.append(f"<tr><th class=l>{html.escape(category)}</th>{cells}</tr>")
-    return _table("failures", head + "</tr>", rows)
+    return table_html("failures", head + "</tr>", rows)
 
 
 def _settings(view: dict) -> str:
@@ -134,10 +158,6 @@ def _controls(view: dict) -> str:
         '<option value="id">question id</option></select></label>'
         '<span id="status"></span></div>'
     )
-
-
-def _table(name: str, head: str, rows: list[str]) -> str:
-    return f'<div class="scroll" id="{name}"><table><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
 def _interval(metric: dict | None) -> str:

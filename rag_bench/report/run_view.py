@@ -2,6 +2,7 @@
 
 ``run_view(facts)`` returns a dict (the page embeds it as JSON and renders it in the browser):
 
+  format       1 (the layout version; readers check it)
   run          title, dataset, report_k, tau, stages (names, the final one last), settings {key: value}
   metrics      [{name, mean, low, high}]: every aggregate with its 95% interval
   categories   [{name, n, metrics: {name: mean}}]
@@ -32,6 +33,7 @@ from rag_bench.report.failures import CLASSES, HIT, MISSES, UNLABELLED, Diagnosi
 from rag_bench.score.relevance import hits, overlap
 from rag_bench.types import Chunk, Question
 
+FORMAT = 1
 DISPLAY_CLASSES = (*MISSES, HIT, UNLABELLED)
 BEYOND = 3  # evidence-touching candidates shown below the top k
 
@@ -71,6 +73,7 @@ def run_view(facts: RunFacts) -> dict:
     questions = [_question(facts, q, chunk_slots) for q in range(len(facts.questions))]
     failures = [d.failure for d in facts.diagnoses]
     return {
+        "format": FORMAT,
         "run": {
             "title": facts.title,
             "dataset": facts.dataset,
