@@ -199,5 +199,6 @@
     }, { rootMargin: "600px" }).observe(more);
   }
   apply();
-  window.runPageReady = performance.now();
+  window.runPageReady = performance.now(); // script done: every control live
+  requestAnimationFrame(function () { setTimeout(function () { window.runPagePainted = performance.now(); }); });
 })();
