@@ -63,6 +63,7 @@ class Config:
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals
     objective: str = "ndcg@10"  # the metric a run returns to Hydra sweepers (Optuna maximises it)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
+    report_k: int = 10  # cut-off of the failure classes in report.html and per_question.csv
 
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric
@@ -79,6 +80,8 @@ class Config:
             raise ConfigError(f"budgets ({list(self.budgets)}) must be positive character counts")
         if not 0 <= self.tau <= 1:
             raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1")
+        if self.report_k < 1:
+            raise ConfigError(f"report_k ({self.report_k}) must be at least 1, e.g. 10")
         self.ks = sorted(set(self.ks))
 
 

@@ -1,4 +1,4 @@
-"""Write one run's outputs: resolved config, metrics.json, per_question.csv, run.trec."""
+"""Write one run's outputs: resolved config, metrics.json, per_question.csv/.parquet, report.html, run.trec."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from rag_bench.pipeline import RunResult
+from rag_bench.report.run_report import explain, failure_line, write_explained
 
 HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 
@@ -19,10 +20,10 @@ def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) 
     out_dir.mkdir(parents=True, exist_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     (out_dir / "config.yaml").write_text(text, encoding="utf-8")
-    payload = metrics_payload(result)
-    table = result.evaluation.per_question.copy()
-    table["top_chunks"] = table["top_chunks"].map(json.dumps)
-    table.to_csv(out_dir / "per_question.csv", index=False)
+    explanation = explain(result)  # failure classes and configuration work (report/run_report.py)
+    payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
+    payload["stats"]["work"] = explanation.work.as_dict()
+    write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
     write_trec(result, out_dir / "run.trec")
     if result.evaluation.documents is not None:
         write_document_trec(result, out_dir / "run_documents.trec")
@@ -114,7 +115,8 @@ def console_table(payload: dict) -> str:
         if name in metrics:
             low, high = ci[name]
             lines.append(f"{name:<12} {metrics[name]:>7.3f}  [{low:.3f}, {high:.3f}]")
-    return "\n".join(lines)
+    failures = failure_line(payload)
+    return "\n".join(lines + ([failures] if failures else []))
 
 
 def _number(value: float) -> float | None:
