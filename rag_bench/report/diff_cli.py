@@ -32,16 +32,21 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
+def write_diff(before: Path, after: Path, out: Path) -> dict:
+    """Diff two run folders (or report.html files) into the page ``out``; return the diff's model."""
+    view = diff_view(read_run_view(before), read_run_view(after), (str(before), str(after)))
+    write_text(out, render_diff_page(view))
+    return view
+
+
 def main(argv: list[str]) -> int:
     """``rag-bench diff RUN_A RUN_B [--out FILE] [--markdown FILE]``"""
     try:
         args = parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    labels = (args.before, args.after)
-    view = diff_view(read_run_view(Path(args.before)), read_run_view(Path(args.after)), labels)
     out = Path(args.out)
-    write_text(out, render_diff_page(view))
+    view = write_diff(Path(args.before), Path(args.after), out)
     markdown = diff_markdown(view, page=os.path.relpath(out, Path(args.markdown).parent) if args.markdown else None)
     if args.markdown:
         write_text(Path(args.markdown), markdown)

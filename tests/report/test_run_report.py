@@ -133,3 +133,16 @@ def test_the_real_report_shows_every_miss_with_its_evidence_and_class(runs, page
         for box, span in zip(shown, evidence[row["question_id"]], strict=True):
             assert " ".join(span["text"].split()) in " ".join(box.split())
     screenshot(page, "annual-report-misses")
+
+
+def test_the_gate_writes_the_diff_and_links_it(runs, tmp_path):
+    bm25, hybrid = runs["bm25"][0], runs["hybrid"][0]
+    out = tmp_path / "diff.html"
+    done = rag_bench(
+        "gate", "--baseline", str(bm25), "--current", str(hybrid), "--diff", str(out), cache=tmp_path / "cache"
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert f"Each flipped question with both rankings, its evidence and failure class: [{out}]({out})" in done.stdout
+    assert out.read_text().count('<section class="flip ') > 0
+    plain = rag_bench("gate", "--baseline", str(bm25), "--current", str(hybrid), cache=tmp_path / "cache")
+    assert f"Both rankings of each flip: `rag-bench diff {bm25} {hybrid}`" in plain.stdout
