@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import base64
 import html
+import os
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-from rag_bench.cache import atomic_write
+from typing import BinaryIO
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,26 @@ def write_documents(blocks: list[Block], out_dir: Path) -> list[Path]:
 
 def write_text(path: Path, text: str) -> None:
     """Write a UTF-8 text file atomically (a temporary file renamed over ``path``)."""
-    atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+    write_atomic(path, lambda handle: handle.write(text.encode("utf-8")))
+
+
+def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Create ``path`` whole or not at all: ``write`` fills a temporary file beside it, then it is renamed.
+
+    Unlike the cache's private entries, the file gets the usual permissions (the umask's), since
+    reports are shared and uploaded.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with open(tmp, "xb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 _CSS = (

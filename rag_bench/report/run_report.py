@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rag_bench.cache import atomic_write
+from rag_bench.report.blocks import write_atomic
 from rag_bench.report.failures import MISSES, Diagnosis, StageLists, diagnose
 from rag_bench.report.run_page import write_run_page
 from rag_bench.report.run_view import DISPLAY_CLASSES, RunFacts, Stage, run_view
@@ -165,8 +165,8 @@ def write_explained(result, explanation: Explanation, out_dir: Path) -> list[Pat
     as_text = table.copy()
     for column in LIST_COLUMNS:
         as_text[column] = as_text[column].map(_json_list)
-    atomic_write(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
-    atomic_write(parquet, lambda handle: table.to_parquet(handle, index=False))
+    write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
+    write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
     page = write_run_page(explanation.view, out_dir / "report.html")
     return [page, csv, parquet]
 

@@ -86,3 +86,15 @@ def test_scores_are_rounded_for_display_only_at_six_digits():
     stages[0] = replace(stages[0], scores=np.full(stages[0].scores.shape, 1 / 3))
     view = run_view(replace(hand, stages=stages))
     assert view["questions"][0]["top"][0]["scores"][0] == 0.333333
+
+
+def test_pages_are_written_whole_with_the_usual_permissions(tmp_path):
+    import os
+
+    from rag_bench.report.run_page import write_run_page
+
+    path = write_run_page(run_view(facts()), tmp_path / "report.html")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]  # no temporary file left
