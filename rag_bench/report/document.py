@@ -8,7 +8,6 @@ so neither is wider than the page. Each point links to its own report.html when 
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -63,13 +62,14 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
 
 
 def point_links(sweep: SweepTable, table: pd.DataFrame, out_dir: Path) -> dict[str, str]:
-    """Point -> path of its report.html relative to ``out_dir``, for points that have one."""
-    links = {}
-    for point in table["point"]:
-        page = sweep.folder / point / "report.html"
-        if page.is_file():
-            links[point] = Path(os.path.relpath(page, out_dir)).as_posix()
-    return links
+    """Point -> ``<point>/report.html``, for points that have one, when the report is written into the sweep folder.
+
+    Written elsewhere (``--out``), the report links nothing: a path back into the sweep folder would
+    break as soon as either folder moves.
+    """
+    if out_dir.resolve() != sweep.folder.resolve():
+        return {}
+    return {p: f"{p}/report.html" for p in table["point"] if (sweep.folder / p / "report.html").is_file()}
 
 
 def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:

@@ -81,11 +81,13 @@ def test_a_null_setting_stays_in_the_swept_values(tmp_path, make_point):
 
 def test_each_point_links_to_its_own_report(size_sweep, tmp_path):
     (size_sweep / "1" / "report.html").write_text("<html></html>")
-    report_sweep(size_sweep, tmp_path / "out")
-    text = (tmp_path / "out" / "report.md").read_text()
-    assert "| **[#1](../sweep/1/report.html)** |" in text and "| #2 |" in text  # point 2 has no report.html
-    page = (tmp_path / "out" / "report.html").read_text()
-    assert page.count('<a href="../sweep/1/report.html">#1</a>') == 2  # quality and work tables
+    report_sweep(size_sweep)
+    text = (size_sweep / "report.md").read_text()
+    assert "| **[#1](1/report.html)** |" in text and "| #2 |" in text  # point 2 has no report.html
+    page = (size_sweep / "report.html").read_text()
+    assert page.count('<a href="1/report.html">#1</a>') == 2  # quality and work tables
+    report_sweep(size_sweep, tmp_path / "elsewhere")  # a report written elsewhere links nothing
+    assert "report.html)" not in (tmp_path / "elsewhere" / "report.md").read_text()
 
 
 def test_report_html_is_self_contained(size_sweep, tmp_path):
