@@ -82,9 +82,10 @@ def dimension_plot(data: PlotData) -> Figure | None:
         twin.plot(x, part["index_bytes"] / scale, "s--", color=color, alpha=0.6, label=f"{label}: index size")
     twin.set_ylabel(f"index size ({unit}, dashed lines)")
     twin.set_ylim(bottom=0)
-    handles, labels = ax.get_legend_handles_labels()
+    old = ax.get_legend()  # its handles carry each line's marker
+    handles, labels = list(old.legend_handles), [t.get_text() for t in old.get_texts()]
     twin_handles, twin_labels = twin.get_legend_handles_labels()
-    title = ax.get_legend().get_title().get_text()
+    title = old.get_title().get_text()
     ax.get_legend().remove()
     ax.legend(
         handles + twin_handles,
