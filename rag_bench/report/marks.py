@@ -19,7 +19,8 @@ from rag_bench.errors import ConfigError, DataError
 from rag_bench.gate.runs import common_questions, load_run, metric_values
 from rag_bench.gate.stats import RESAMPLES
 from rag_bench.gate.sweep import DevTestChoice, PointMark, choose_on_dev, mark_best, question_split, seeded_split
-from rag_bench.report.sweep import SweepTable, read_yaml
+from rag_bench.report.sweep import SweepTable
+from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.aggregate import Summary, summarise
 from rag_bench.score.names import parse_metric
 
@@ -84,15 +85,11 @@ def paired_differences(scores: dict[str, np.ndarray], best: str, seed: int = 0) 
 
 def _split(folder: Path, ids: list[str], test_fraction: float, seed: int) -> dict[str, str]:
     """The dataset's own dev/test field when its questions carry one, else a seeded split of ``ids``."""
-    from rag_bench.data.bundled import dataset_folder
-    from rag_bench.data.native import load_dataset
     from rag_bench.errors import RagBenchError
 
-    config = read_yaml(folder / "config.yaml")
-    dataset = (config.get("dataset") or {}) if isinstance(config, dict) else {}
     try:
-        questions = load_dataset(dataset_folder(dataset["name"], dataset.get("path"))).questions
-    except (RagBenchError, OSError, KeyError, TypeError):
+        questions = RunFolder(folder).dataset().questions
+    except (RagBenchError, OSError):
         questions = []  # the dataset is gone or moved: split by question id
     wanted = set(ids)
     scored = [q for q in questions if q.id in wanted]

@@ -18,6 +18,7 @@ from rag_bench.report.blocks import write_text
 from rag_bench.report.failures import MISSES
 from rag_bench.report.page_assets import asset, table_html
 from rag_bench.report.run_view import FORMAT
+from rag_bench.run_folder.read import RunFolder
 
 DATA_START = '<script id="run-data" type="application/json">'
 FAMILIES = ("hit", "recall", "mrr", "ndcg", "coverage")  # rows of the metrics grid, when measured
@@ -57,8 +58,8 @@ def write_run_page(view: dict, path: Path) -> Path:
 
 def read_run_view(path: Path) -> dict:
     """The data model a run's report.html embeds (``path``: the run folder or the page); a DataError if none."""
-    page = path / "report.html" if path.is_dir() else path
     fix = "pass a run folder written by this version of rag-bench (every run writes report.html), or rerun it"
+    page = RunFolder(path, needs=("report.html",)).file("report.html") if path.is_dir() else path
     try:
         text = page.read_text(encoding="utf-8")
     except OSError as exc:

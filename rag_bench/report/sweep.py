@@ -17,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
 from rag_bench.errors import DataError
+from rag_bench.run_folder.read import RunFolder
 
 # config.yaml keys that are always columns, whether swept or not
 KNOBS = (
@@ -76,17 +76,13 @@ def collect(sweep_dir: Path) -> SweepTable:
 
 
 def _read_point(folder: Path, root: Path) -> dict:
-    try:
-        metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(folder / "metrics.json", f"is not valid JSON ({exc.msg})", line=exc.lineno) from exc
-    hydra = read_yaml(folder / ".hydra" / "hydra.yaml") or {}
+    run = RunFolder(folder)
     return {
         "point": _label(folder, root),
-        "metrics": metrics,
-        "config": read_yaml(folder / "config.yaml") or metrics.get("config") or {},
-        "overrides": parse_overrides(read_yaml(folder / ".hydra" / "overrides.yaml") or []),
-        "choices": (hydra.get("hydra") or {}).get("runtime", {}).get("choices", {}),
+        "metrics": run.metrics,
+        "config": run.config,
+        "overrides": parse_overrides(run.overrides()),
+        "choices": run.choices(),
     }
 
 
@@ -195,16 +191,6 @@ def _distinct(column: pd.Series) -> list:
 
 def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else np.nan
-
-
-def read_yaml(path: Path) -> object:
-    """A YAML file's contents, None when it is absent; a DataError when it is not valid YAML."""
-    if not path.is_file():
-        return None
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise DataError(path, f"is not valid YAML ({exc})") from exc
 
 
 def _label(folder: Path, root: Path) -> str:
