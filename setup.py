@@ -21,5 +21,6 @@ setup(
         "rag_bench._configs": ["**/*.yaml"],
         "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl"],
         "rag_bench.embed": ["data/*/*"],
+        "rag_bench.report": ["assets/*.css", "assets/*.js"],
     },
 )

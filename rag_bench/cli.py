@@ -19,6 +19,7 @@ USAGE_ERROR = 2
 # verb -> "module:function"; the function takes the verb's arguments and returns an exit code
 VERBS: dict[str, str] = {
     "report": "rag_bench.report.sweep_cli:main",
+    "diff": "rag_bench.report.diff_cli:main",
     "gate": "rag_bench.gate.cli:gate_main",
     "compare": "rag_bench.gate.cli:compare_main",
     "import": "rag_bench.data.importers.cli:main",

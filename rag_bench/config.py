@@ -82,6 +82,7 @@ class Config:
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals (at least 1)
     objective: str | None = None  # the metric a run returns to Hydra sweepers; null = ndcg@10 (see objective_name)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
+    report_k: int = 10  # cut-off of the failure classes in report.html and per_question.csv
 
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric
@@ -103,6 +104,8 @@ class Config:
             raise ConfigError(
                 f"bootstrap ({self.bootstrap}) must be at least 1 resample; 1000 (the default) gives stable intervals"
             )
+        if self.report_k < 1:
+            raise ConfigError(f"report_k ({self.report_k}) must be at least 1, e.g. 10")
         self.ks = sorted(set(self.ks))
 
 

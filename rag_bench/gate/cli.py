@@ -39,6 +39,7 @@ def gate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default 0)")
     parser.add_argument("--junit", help="write JUnit XML to this file")
+    parser.add_argument("--diff", help="write the flipped questions side by side (rag-bench diff) to this HTML file")
     return parser
 
 
@@ -50,7 +51,11 @@ def gate_main(argv: list[str]) -> int:
     from_file = load_rules(args.config) if args.config else ()
     rules = check_unique(from_file + make_rules(args.metric, args.max_drop))
     result = run_gate(load_run(args.baseline), load_run(args.current), rules, alpha=args.alpha, seed=args.seed)
-    markdown = gate_markdown(result)
+    if args.diff:
+        from rag_bench.report.diff_cli import write_diff
+
+        write_diff(Path(load_run(args.baseline).folder), Path(load_run(args.current).folder), Path(args.diff))
+    markdown = gate_markdown(result, diff=args.diff)
     print(markdown, end="")
     _append_step_summary(markdown)
     if args.junit:

@@ -18,8 +18,8 @@ VERDICT_TEXT = {
 }
 
 
-def gate_markdown(result: GateResult) -> str:
-    """The verdict table, then the questions that flipped at each k."""
+def gate_markdown(result: GateResult, diff: str | None = None) -> str:
+    """The verdict table, the questions that flipped at each k, and where to see them side by side."""
     failed = [v for v in result.verdicts if v.regressed]
     head = "PASS" if result.passed else f"FAIL ({len(failed)} of {len(result.verdicts)} metrics regressed)"
     lines = [
@@ -35,6 +35,10 @@ def gate_markdown(result: GateResult) -> str:
     lines += [_verdict_row(v) for v in result.verdicts]
     for k, flips in result.flips.items():
         lines += ["", *_flip_table(k, flips)]
+    if diff:
+        lines += ["", f"Each flipped question with both rankings, its evidence and failure class: [{diff}]({diff})"]
+    elif any(result.flips.values()):
+        lines += ["", f"Both rankings of each flip: `rag-bench diff {result.baseline} {result.current}`"]
     return "\n".join(lines) + "\n"
 
 

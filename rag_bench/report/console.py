@@ -1,6 +1,8 @@
-"""The table a run prints on the console: headline metrics with their 95% intervals, and the work done."""
+"""The table a run prints on the console: headline metrics with their 95% intervals, the work done, failures."""
 
 from __future__ import annotations
+
+from rag_bench.report.run_report import failure_line
 
 HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 
@@ -19,7 +21,8 @@ def console_table(payload: dict) -> str:
         if name in metrics:
             low, high = ci[name]
             lines.append(f"{name:<12} {metrics[name]:>7.3f}  [{low:.3f}, {high:.3f}]")
-    return "\n".join(lines)
+    failures = failure_line(payload)
+    return "\n".join(lines + ([failures] if failures else []))
 
 
 def work_done(stats: dict) -> str:

@@ -1,20 +1,20 @@
-"""A sweep's report as ``report.md`` and ``report.html`` (self-contained: plots inlined as base64 PNG).
+"""A sweep's report as blocks (``blocks.py`` renders them as ``report.md`` and a self-contained ``report.html``).
 
-The report is built once as a list of blocks (heading, paragraph, list, table, image) and
-rendered twice, so the Markdown and HTML versions say the same thing.
+Two tables share one order (the headline metric, best first): quality, with the paired difference
+from the best point and the Holm-corrected p-value beside the metric, and the work each point did,
+so neither is wider than the page. Each point links to its own report.html when it has one.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from rag_bench.report.sweep import Marks, SweepTable
+from rag_bench.report.blocks import Block, Link
+from rag_bench.report.marks import DIFF, Marks
+from rag_bench.report.sweep import SweepTable
 
 SHOWN_METRICS = ("recall@5", "recall@10", "mrr@10", "ndcg@10")  # beside the headline metric, when measured
 CAPTIONS = {
@@ -26,20 +26,12 @@ CAPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class Block:
-    """One piece of the report: kind is h1, h2, p, ul, table or img."""
-
-    kind: str
-    text: str = ""
-    items: tuple = ()  # ul: lines; table: (header, *rows) of cells; img: (path relative to the report,)
-    bold_rows: frozenset[int] = frozenset()  # table rows (0 = first data row) shown in bold
-
-
 def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path], out_dir: Path) -> list[Block]:
-    """The report's blocks: overview, summary table sorted by the headline metric, plots."""
+    """The report's blocks: overview, quality and work tables sorted by the headline metric, plots."""
     ranked = table.sort_values(marks.metric, ascending=False, kind="stable", na_position="last")
-    header, rows = summary_rows(ranked, marks.metric, list(sweep.swept))
+    links = point_links(sweep, ranked, out_dir)
+    header, rows = summary_rows(ranked, marks.metric, list(sweep.swept), links)
+    work_header, work = work_rows(ranked, links)
     bold = frozenset(i for i, best in enumerate(ranked["best"]) if best)
     blocks = [
         Block("h1", f"Sweep report: {sweep.folder.name or sweep.folder}"),
@@ -47,17 +39,37 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
         Block("h2", f"Summary (sorted by {marks.metric})"),
         Block(
             "p",
-            "best = highest mean; tie = not significantly worse than the best (one-sided paired "
-            "sign-flip test on per-question scores, Holm-corrected, alpha 0.05). Every column, every "
-            "metric and its interval: summary.csv and summary.parquet.",
+            "best = highest mean; tie = not significantly worse than the best (one-sided paired sign-flip test on "
+            f"per-question scores, Holm-corrected, alpha {marks.alpha:g}); vs best = mean over questions of "
+            f"(point - best) {marks.metric}, with its 95% paired bootstrap interval. Every column, every metric and "
+            "its interval: summary.csv and summary.parquet.",
         ),
         Block("table", items=(header, *rows), bold_rows=bold),
+        Block("h2", "Work per point (same order)"),
+        Block(
+            "p",
+            "model input = characters the configuration sends to its models (chunks and questions embedded for a "
+            "dense index, question and candidate per reranked pair), the same in any sweep order; seconds, embedded "
+            "and cache hits are this run's, and depend on what earlier points left in the cache.",
+        ),
+        Block("table", items=(work_header, *work), bold_rows=bold),
     ]
     if plots:
         blocks.append(Block("h2", "Plots"))
     for path in plots:
         blocks.append(Block("img", CAPTIONS.get(path.name, path.stem), items=(path.relative_to(out_dir).as_posix(),)))
     return blocks
+
+
+def point_links(sweep: SweepTable, table: pd.DataFrame, out_dir: Path) -> dict[str, str]:
+    """Point -> ``<point>/report.html``, for points that have one, when the report is written into the sweep folder.
+
+    Written elsewhere (``--out``), the report links nothing: a path back into the sweep folder would
+    break as soon as either folder moves.
+    """
+    if out_dir.resolve() != sweep.folder.resolve():
+        return {}
+    return {p: f"{p}/report.html" for p in table["point"] if (sweep.folder / p / "report.html").is_file()}
 
 
 def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
@@ -92,30 +104,12 @@ def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
     return lines + list(marks.notes)
 
 
-def summary_rows(ranked: pd.DataFrame, metric: str, swept: list[str]) -> tuple[list[str], list[list[str]]]:
-    """Header and formatted rows of the report's table."""
+def summary_rows(
+    ranked: pd.DataFrame, metric: str, swept: list[str], links: dict[str, str] | None = None
+) -> tuple[list[str], list[list[object]]]:
+    """Header and formatted rows of the quality table."""
     others = [m for m in SHOWN_METRICS if m != metric and m in ranked]
-    extras = [
-        ("mean_chunk_chars", "mean chunk chars", _count),
-        ("tokens", "tokens", _count),
-        ("cost_usd", "cost (USD)", lambda v: f"{v:.4f}"),
-    ]
-    extras = [(c, name, fmt) for c, name, fmt in extras if ranked[c].fillna(0).gt(0).any()]
-    header = [
-        "",
-        "point",
-        *swept,
-        metric,
-        "95% interval",
-        *others,
-        "chunks",
-        "index size",
-        "seconds",
-        "embedded",
-        "cache hits",
-        *(name for _, name, _ in extras),
-        "p (Holm)",
-    ]
+    header = ["", "point", *swept, metric, "95% interval", "vs best [95%]", "p (Holm)", *others]
     rows = []
     for _, row in ranked.iterrows():
         mark = "best" if row["best"] else "tie" if row["tied"] else ""
@@ -123,90 +117,71 @@ def summary_rows(ranked: pd.DataFrame, metric: str, swept: list[str]) -> tuple[l
         rows.append(
             [
                 mark,
-                f"#{row['point']}",
+                _point(row["point"], links or {}),
                 *(_cell(row[c]) for c in swept),
                 _number(row[metric]),
                 interval,
+                _difference(row),
+                p_value(row["p_holm"]),
                 *(_number(row[m]) for m in others),
-                _count(row["chunks"]),
-                _bytes(row["index_bytes"]),
-                f"{row['seconds']:.2f}",
-                _count(row["embedded"]),
-                _count(row["cache_hits"]),
-                *(fmt(row[c]) for c, _, fmt in extras),
-                _number(row["p_holm"]),
             ]
         )
     return header, rows
 
 
-def to_markdown(blocks: list[Block]) -> str:
-    out = []
-    for block in blocks:
-        if block.kind in ("h1", "h2"):
-            out.append(f"{'#' * int(block.kind[1])} {block.text}")
-        elif block.kind == "p":
-            out.append(block.text)
-        elif block.kind == "ul":
-            out.append("\n".join(f"- {line}" for line in block.items))
-        elif block.kind == "table":
-            header, *rows = block.items
-            lines = [_md_row(header), "|" + "---|" * len(header)]
-            lines += [_md_row([f"**{c}**" if c and i in block.bold_rows else c for c in r]) for i, r in enumerate(rows)]
-            out.append("\n".join(lines))
-        elif block.kind == "img":
-            out.append(f"### {block.text}\n\n![{block.text}]({block.items[0]})")
-    return "\n\n".join(out) + "\n"
+def work_rows(ranked: pd.DataFrame, links: dict[str, str] | None = None) -> tuple[list[str], list[list[object]]]:
+    """Header and formatted rows of the work table (columns no point has are left out)."""
+    optional = [
+        ("mean_chunk_chars", "mean chunk chars", _count),
+        ("work_chars", "model input (chars)", _count),
+        ("work_cost_usd", "API cost of the configuration (USD)", lambda v: _money(v)),
+        ("tokens", "tokens billed", _count),
+        ("cost_usd", "cost billed (USD)", lambda v: _money(v)),
+    ]
+    optional = [(c, name, fmt) for c, name, fmt in optional if c in ranked and ranked[c].fillna(0).gt(0).any()]
+    header = ["point", "chunks", "index size", *(name for _, name, _ in optional), "seconds", "embedded", "cache hits"]
+    rows = [
+        [
+            _point(row["point"], links or {}),
+            _count(row["chunks"]),
+            _bytes(row["index_bytes"]),
+            *(fmt(row[c]) for c, _, fmt in optional),
+            f"{row['seconds']:.2f}",
+            _count(row["embedded"]),
+            _count(row["cache_hits"]),
+        ]
+        for _, row in ranked.iterrows()
+    ]
+    return header, rows
 
 
-def to_html(blocks: list[Block], out_dir: Path) -> str:
-    """One self-contained page: inline CSS, plots as data: URIs."""
-    body = []
-    for block in blocks:
-        if block.kind in ("h1", "h2", "p"):
-            body.append(f"<{block.kind}>{html.escape(block.text)}</{block.kind}>")
-        elif block.kind == "ul":
-            body.append("<ul>" + "".join(f"<li>{html.escape(line)}</li>" for line in block.items) + "</ul>")
-        elif block.kind == "table":
-            header, *rows = block.items
-            head = "".join(f"<th>{html.escape(c)}</th>" for c in header)
-            cells = [
-                f"<tr{' class=best' if i in block.bold_rows else ''}>"
-                + "".join(f"<td>{html.escape(c)}</td>" for c in row)
-                + "</tr>"
-                for i, row in enumerate(rows)
-            ]
-            table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(cells)}</tbody></table>"
-            body.append(f"<div class=scroll>{table}</div>")
-        elif block.kind == "img":
-            data = base64.b64encode((out_dir / block.items[0]).read_bytes()).decode("ascii")
-            body.append(
-                f'<h3>{html.escape(block.text)}</h3><img alt="{html.escape(block.text)}" '
-                f'src="data:image/png;base64,{data}">'
-            )
-    title = html.escape(blocks[0].text if blocks else "Sweep report")
-    head = f"<head><meta charset=utf-8><title>{title}</title><style>{_CSS}</style></head>"
-    return "<!doctype html>\n<html>" + head + "\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+def _point(point: str, links: dict[str, str]) -> object:
+    return Link(f"#{point}", links[point]) if point in links else f"#{point}"
 
 
-def write_documents(blocks: list[Block], out_dir: Path) -> list[Path]:
-    """Write report.md and report.html into ``out_dir``."""
-    md, page = out_dir / "report.md", out_dir / "report.html"
-    md.write_text(to_markdown(blocks), encoding="utf-8")
-    page.write_text(to_html(blocks, out_dir), encoding="utf-8")
-    return [md, page]
+def _difference(row: pd.Series) -> str:
+    """``-0.012 [-0.030, 0.004]``: the paired difference from the best point, or - when the points were not paired."""
+    if pd.isna(row.get(DIFF)):
+        return "-"
+    if row["best"]:
+        return "0 (the best)"
+    return f"{_signed(row[DIFF])} [{_signed(row[f'{DIFF}_low'])}, {_signed(row[f'{DIFF}_high'])}]"
 
 
-_CSS = (
-    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}"
-    "table{border-collapse:collapse;font-size:0.85em}th,td{border:1px solid #ccc;padding:3px 7px;text-align:right}"
-    "th{background:#f3f3f3}tr.best{font-weight:bold;background:#eef6ee}.scroll{overflow-x:auto}"
-    "img{max-width:100%;border:1px solid #eee;margin-bottom:1.5em}"
-)
+def _signed(value: float) -> str:
+    text = f"{float(value):+.3f}"
+    return "0.000" if text in ("+0.000", "-0.000") else text
 
 
-def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+def p_value(value: object) -> str:
+    """A p-value as the gate prints it: 3 decimals, ``<0.001`` below that, - when untested."""
+    if value is None or pd.isna(value):
+        return "-"
+    return "<0.001" if float(value) < 0.001 else f"{float(value):.3f}"
+
+
+def _money(value: object) -> str:
+    return "-" if value is None or pd.isna(value) else f"{float(value):.4f}"
 
 
 def _setting(row: pd.Series, sweep: SweepTable) -> str:
@@ -218,8 +193,9 @@ def _interval(row: pd.Series, metric: str) -> str:
 
 
 def _cell(value: object) -> str:
+    """A parameter value as the user wrote it: 400 not 400.0, null for a null (missing) setting."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
+        return "null"
     if isinstance(value, float):
         return str(int(value)) if value.is_integer() else f"{value:g}"
     return str(value)

@@ -2,90 +2,62 @@
 
 Each plot function takes the marked summary table and returns a Figure, or None when the
 sweep did not vary what the plot needs (e.g. no second chunk size).
+
+Curves against a parameter (chunk size, dimension, rerank depth) plot each point's paired
+difference from the best point, mean over questions of (point - best) with its 95% interval
+(``marks.py``): that is what the Holm tests judge, and its intervals are narrow where the
+points' own intervals, all overlapping, would say nothing. Filled markers are points not
+significantly worse than the best, hollow ones are worse. Lines are nudged apart on the x-axis
+so their intervals do not hide each other. When the points could not be paired (different
+questions) the curves show each point's mean and own interval instead, and say so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
-matplotlib.use("Agg")
+from rag_bench.report.cost_plot import cost_plot
+from rag_bench.report.marks import DIFF
+from rag_bench.report.plot_style import (
+    DPI,
+    MARKERS,
+    MAX_LINES,
+    PlotData,
+    byte_unit,
+    figure,
+    legend,
+    point_label,
+    setting,
+    value,
+)
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter  # noqa: E402
-
-MAX_LINES = 8  # curves per plot; the configurations with the highest metric are kept
-SIZE = (8.5, 5.0)  # inches
-DPI = 120
-
-
-@dataclass(frozen=True)
-class PlotData:
-    """What every plot reads: the summary table (with ``best``), the headline metric, the swept columns."""
-
-    table: pd.DataFrame
-    metric: str
-    swept: tuple[str, ...]
+DODGE = 0.025  # horizontal nudge between neighbouring lines, in log2 units (log axes) or share of the range
 
 
 def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
     """Write each plot the sweep has data for into ``out_dir``; return their paths."""
     written = []
     for name, draw in PLOTS.items():
-        figure = draw(data)
-        if figure is None:
+        drawn = draw(data)
+        if drawn is None:
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
-        figure.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
+        drawn.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
         written.append(out_dir / name)
     return written
 
 
 def chunk_size_plot(data: PlotData) -> Figure | None:
-    """Metric vs configured chunk size, a line (with its 95% band) per overlap, chunker or other setting."""
+    """Metric vs configured chunk size, a line per overlap, chunker or other setting."""
     unit = _single(data.table, "chunker.unit", "units")
-    return _curve_plot(data, data.table, "chunker.size", "chunk size", unit)
-
-
-def dimension_plot(data: PlotData) -> Figure | None:
-    """Metric vs embedding dimension, with each configuration's index size on a twin axis."""
-    figure = _curve_plot(data, data.table, "embedder.dimension", "embedding dimension", "")
-    if figure is None:
-        return None
-    ax = figure.axes[0]
-    twin = ax.twinx()
-    scale, unit = _byte_unit(data.table["index_bytes"].max())
-    curves = [line for line in ax.get_lines() if not line.get_label().startswith("_")]  # not the band edges
-    for (label, part), line in zip(_curves(data, data.table, "embedder.dimension"), curves, strict=True):
-        twin.plot(
-            part["embedder.dimension"],
-            part["index_bytes"] / scale,
-            "s--",
-            color=line.get_color(),
-            alpha=0.7,
-            label=f"{label}: index size",
-        )
-    twin.set_ylabel(f"index size ({unit}, dashed lines)")
-    twin.set_ylim(bottom=0)
-    handles, labels = ax.get_legend_handles_labels()
-    twin_handles, twin_labels = twin.get_legend_handles_labels()
-    ax.legend(
-        handles + twin_handles,
-        [f"{t}: {data.metric}" for t in labels] + twin_labels,
-        loc="upper left",
-        bbox_to_anchor=(1.12, 1.0),
-        fontsize=8,
-        title=ax.get_legend().get_title().get_text(),
-        title_fontsize=8,
-        frameon=False,
-    )  # past the twin axis labels
-    return figure
+    drawn = _curve_plot(data, data.table, "chunker.size", "chunk size", unit)
+    return None if drawn is None else drawn[0]
 
 
 def rerank_depth_plot(data: PlotData) -> Figure | None:
@@ -93,108 +65,150 @@ def rerank_depth_plot(data: PlotData) -> Figure | None:
     if "reranker.name" not in data.table:
         return None
     reranked = data.table[data.table["reranker.name"].astype(str) != "none"]
-    return _curve_plot(data, reranked, "reranker.depth", "rerank depth", "candidates reranked")
+    drawn = _curve_plot(data, reranked, "reranker.depth", "rerank depth", "candidates reranked")
+    return None if drawn is None else drawn[0]
+
+
+def dimension_plot(data: PlotData) -> Figure | None:
+    """Metric vs embedding dimension, with each configuration's index size on a twin axis (dashed)."""
+    drawn = _curve_plot(data, data.table, "embedder.dimension", "embedding dimension", "")
+    if drawn is None:
+        return None
+    fig, curves = drawn
+    ax = fig.axes[0]
+    twin = ax.twinx()
+    scale, unit = byte_unit(data.table["index_bytes"].max())
+    for label, x, part, color in curves:
+        twin.plot(x, part["index_bytes"] / scale, "s--", color=color, alpha=0.6, label=f"{label}: index size")
+    twin.set_ylabel(f"index size ({unit}, dashed lines)")
+    twin.set_ylim(bottom=0)
+    old = ax.get_legend()  # its handles carry each line's marker
+    handles, labels = list(old.legend_handles), [t.get_text() for t in old.get_texts()]
+    twin_handles, twin_labels = twin.get_legend_handles_labels()
+    title = old.get_title().get_text()
+    ax.get_legend().remove()
+    ax.legend(
+        handles + twin_handles,
+        labels + twin_labels,
+        loc="upper left",
+        bbox_to_anchor=(1.12, 1.0),  # past the twin axis labels
+        fontsize=8,
+        title=title,
+        title_fontsize=8,
+        frameon=False,
+    )
+    return fig
 
 
 def recall_at_k_plot(data: PlotData) -> Figure | None:
-    """recall@k vs k, a line per configuration (the top MAX_LINES on the headline metric)."""
+    """recall@k vs k for the best configurations; identical curves drawn once, the best drawn on top."""
     ks = sorted(int(c.split("@")[1]) for c in data.table.columns if c.startswith("recall@") and c[7:].isdigit())
     if len(ks) < 2:
         return None
     table = data.table.sort_values(data.metric, ascending=False, kind="stable")
-    figure, ax = _figure()
-    for _, row in table.head(MAX_LINES).iterrows():
-        means = [row[f"recall@{k}"] for k in ks]
-        best = bool(row.get("best", False))
-        label = _point_label(row, data.swept) + (" (best)" if best else "")
-        ax.plot(ks, means, "o-", linewidth=2.6 if best else 1.4, label=label)
+    lines = _distinct_curves(table, [f"recall@{k}" for k in ks])
+    fig, (ax,) = figure()
+    handles, labels = [], []
+    for i, (rows, means) in enumerate(lines):
+        best = bool(rows[0].get("best", False))
+        label = point_label(rows[0], data.swept) + (" (best)" if best else "")
+        if len(rows) > 1:
+            label += f"; identical: {', '.join('#' + str(r['point']) for r in rows[1:])}"
+        style = {"linewidth": 3.0, "zorder": 10, "color": "black"} if best else {"linewidth": 1.4, "zorder": 3}
+        (line,) = ax.plot(ks, means, marker=MARKERS[i % len(MARKERS)], markersize=6, label=label, **style)
+        handles.append(line)
+        labels.append(label)
     ax.set_xscale("log")
     ax.set_xticks(ks, [str(k) for k in ks])
     ax.minorticks_off()
     ax.set_xlabel("k (chunks retrieved, log scale)")
     ax.set_ylabel("recall@k (mean over questions)")
     ax.set_ylim(0, 1.02)
-    shown = min(MAX_LINES, len(table))
+    shown = sum(len(rows) for rows, _ in lines)
     ax.set_title(f"recall@k vs k: top {shown} of {len(table)} configurations by {data.metric}")
-    _legend(ax)
-    return figure
+    legend(ax, title="best: thick black line, drawn on top", handles=handles, labels=labels)
+    return fig
 
 
-def cost_plot(data: PlotData) -> Figure | None:
-    """Quality vs cost (estimated API cost, or run time when no point cost money), Pareto front marked."""
-    table = data.table.dropna(subset=[data.metric])
-    if len(table) < 2:
+def _distinct_curves(table: pd.DataFrame, columns: list[str]) -> list[tuple[list[pd.Series], list[float]]]:
+    """The first MAX_LINES distinct curves in table order, each with every row that draws exactly it."""
+    curves: list[tuple[list[pd.Series], list[float]]] = []
+    for _, row in table.iterrows():
+        means = [float(row[c]) for c in columns]
+        same = next((rows for rows, seen in curves if np.array_equal(seen, means, equal_nan=True)), None)
+        if same is not None:
+            same.append(row)
+        elif len(curves) < MAX_LINES:
+            curves.append(([row], means))
+    return curves
+
+
+def _curve_plot(
+    data: PlotData, table: pd.DataFrame, x: str, what: str, unit: str
+) -> tuple[Figure, list[tuple[str, pd.Series, pd.DataFrame, str]]] | None:
+    """Metric vs ``x``, a line per setting of the other swept parameters; also (label, x positions, rows, colour)."""
+    if x not in table or table[x].nunique(dropna=False) < 2 or table[x].dropna().empty:
         return None
-    paid = table["cost_usd"].fillna(0).gt(0).any()
-    cost = table["cost_usd"].fillna(0) if paid else table["seconds"]
-    xlabel = "estimated API cost (USD)" if paid else "run time of the point (s, after cache reuse)"
-    quality = table[data.metric].to_numpy()
-    front = pareto_front(cost.to_numpy(dtype=float), quality)
-    figure, ax = _figure()
-    low, high = table[f"{data.metric}_low"], table[f"{data.metric}_high"]
-    error = np.vstack([quality - low.fillna(table[data.metric]), high.fillna(table[data.metric]) - quality])
-    ax.errorbar(cost, quality, yerr=error, fmt="o", color="tab:blue", alpha=0.6, capsize=3, label="sweep point")
-    order = np.argsort(cost.to_numpy()[front])
-    ax.plot(cost.to_numpy()[front][order], quality[front][order], "D-", color="tab:red", label="Pareto front")
-    for x, y, point, on_front in zip(cost, quality, table["point"], front, strict=True):
-        ax.annotate(
-            f"#{point}",
-            (x, y),
-            xytext=(4, 4),
-            textcoords="offset points",
-            fontsize=8,
-            fontweight="bold" if on_front else "normal",
-        )
-    if cost.min() > 0 and cost.max() / cost.min() > 20:
-        ax.set_xscale("log")
-        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))  # 1, 2, 5, 10, 20, ...
-        ax.xaxis.set_major_formatter(FormatStrFormatter("%g"))
-        ax.xaxis.set_minor_formatter(NullFormatter())
-        xlabel = xlabel[:-1] + ", log scale)"
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(f"{data.metric} (mean, 95% interval)")
-    ax.set_title(f"{data.metric} vs {'cost' if paid else 'run time'}: cheaper and better is up and left")
-    _legend(ax)
-    return figure
-
-
-def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
-    """(n,) bool: no other point costs at most as much and scores at least as high, one of them strictly."""
-    front = np.ones(len(cost), dtype=bool)
-    for i in range(len(cost)):
-        no_worse = (cost <= cost[i]) & (quality >= quality[i])
-        better = (cost < cost[i]) | (quality > quality[i])
-        front[i] = not np.any(no_worse & better)
-    return front
-
-
-def _curve_plot(data: PlotData, table: pd.DataFrame, x: str, what: str, unit: str) -> Figure | None:
-    """Metric vs ``x``: one line per setting of the other swept parameters, each with its 95% band."""
-    if x not in table or table[x].dropna().nunique() < 2:
-        return None
+    paired = DIFF in table and table[DIFF].notna().all()
+    y, low, high = (DIFF, f"{DIFF}_low", f"{DIFF}_high") if paired else (data.metric, None, None)
     curves = _curves(data, table, x)
-    figure, ax = _figure()
-    shade = 0.18 if len(curves) <= 2 else 0.07  # many overlapping bands would turn to mud
-    for label, part in curves:
-        (line,) = ax.plot(part[x], part[data.metric], "o-", label=label, zorder=3)
-        low, high = part[f"{data.metric}_low"], part[f"{data.metric}_high"]
-        ax.fill_between(part[x], low, high, color=line.get_color(), alpha=shade, linewidth=0)
-        for edge in (low, high):
-            ax.plot(part[x], edge, ":", color=line.get_color(), linewidth=0.8, alpha=0.7)
-    ticks = sorted(table[x].dropna().unique())
-    log = ticks[0] > 0 and ticks[-1] / ticks[0] >= 4
+    fig, (ax,) = figure()
+    ticks, null_at, log = _axis(table[x])
+    gap = min(np.diff([*ticks, *([] if null_at is None else [null_at])]), default=1.0)
+    drawn, handles = [], []
+    for i, (label, part) in enumerate(curves):
+        nudge = (i - (len(curves) - 1) / 2) * DODGE
+        at = part[x].fillna(
+            np.nan if null_at is None else null_at
+        )  # a null setting sits one step past the largest value
+        xs = at * 2**nudge if log else at + nudge * gap
+        lows = part[low] if low else part[f"{data.metric}_low"]
+        highs = part[high] if high else part[f"{data.metric}_high"]
+        error = np.vstack([part[y] - lows, highs - part[y]])
+        bars = ax.errorbar(xs, part[y], yerr=error, fmt="-", capsize=3, linewidth=1.4, label=label, zorder=3)
+        color = bars.lines[0].get_color()
+        tied = part["tied"].astype(bool).to_numpy() if "tied" in part else np.ones(len(part), bool)
+        marker = MARKERS[i % len(MARKERS)]
+        ax.scatter(xs[tied], part[y][tied], marker=marker, color=color, zorder=4, s=36)
+        ax.scatter(xs[~tied], part[y][~tied], marker=marker, facecolor="white", edgecolor=color, zorder=4, s=36)
+        drawn.append((label, at, part, color))
+        handles.append(Line2D([], [], color=color, marker=marker, linewidth=1.4))
     if log:
         ax.set_xscale("log", base=2)
-    ax.set_xticks(ticks, [_value(float(t)) for t in ticks])
+    labels = [value(float(t)) for t in ticks] + ([] if null_at is None else ["null"])
+    ax.set_xticks([*ticks, *([] if null_at is None else [null_at])], labels)
     ax.minorticks_off()
     notes = ", ".join(n for n in (unit, "log scale" if log else "") if n)
     ax.set_xlabel(f"{what} ({notes})" if notes else what)
-    ax.set_ylabel(f"{data.metric} (mean, 95% interval band)")
     total = len(_groups(data, table, x))
-    shown = f" (top {len(curves)} of {total} settings)" if total > len(curves) else ""
-    ax.set_title(f"{data.metric} vs {what}{shown}")
-    _legend(ax, title="line: mean; shaded: 95% interval")
-    return figure
+    shown = f"; top {len(curves)} of {total} settings" if total > len(curves) else ""
+    if paired:
+        best = data.table[data.table["best"].astype(bool)].iloc[0]
+        ax.axhline(0.0, color="grey", linestyle="--", linewidth=1, zorder=1)
+        ax.set_ylabel(f"{data.metric}: point minus best point (paired, 95% interval)")
+        ax.set_title(
+            f"{data.metric} vs {what}, as difference from the best point #{best['point']} "
+            f"({data.metric} = {best[data.metric]:.3f}){shown}",
+            fontsize=10,
+        )
+        title = "filled: not significantly worse than the best\nhollow: significantly worse (Holm)"
+        legend(ax, title=title, handles=handles, labels=[label for label, *_ in drawn])
+    else:
+        ax.set_ylabel(f"{data.metric} (mean, 95% interval; points not paired)")
+        ax.set_title(f"{data.metric} vs {what}{shown}", fontsize=10)
+        title = "points scored different questions:\nmeans with their own intervals"
+        legend(ax, title=title, handles=handles, labels=[label for label, *_ in drawn])
+    return fig, drawn
+
+
+def _axis(column: pd.Series) -> tuple[list[float], float | None, bool]:
+    """The x ticks (distinct values), where a null setting is drawn (None when there is none), and log scale."""
+    ticks = sorted(float(v) for v in column.dropna().unique())
+    log = ticks[0] > 0 and ticks[-1] / ticks[0] >= 4
+    if not column.isna().any():
+        return ticks, None, log
+    step = (ticks[-1] - ticks[0]) / (len(ticks) - 1) if len(ticks) > 1 else max(abs(ticks[0]), 1.0)
+    return ticks, (ticks[-1] * 2 if log else ticks[-1] + step), log
 
 
 def _curves(data: PlotData, table: pd.DataFrame, x: str) -> list[tuple[str, pd.DataFrame]]:
@@ -205,54 +219,16 @@ def _curves(data: PlotData, table: pd.DataFrame, x: str) -> list[tuple[str, pd.D
 
 
 def _groups(data: PlotData, table: pd.DataFrame, x: str) -> list[tuple[str, pd.DataFrame]]:
-    table = table.dropna(subset=[x])
     by = [c for c in data.swept if c != x and c in table and table[c].astype(str).nunique() > 1]
     if not by:
         return [(data.metric, table.sort_values(x))]
     parts = table.groupby([table[c].astype(str) for c in by], sort=False, dropna=False)
-    return [(_setting(part.iloc[0], by), part.sort_values(x)) for _, part in parts]
-
-
-def _point_label(row: pd.Series, swept: tuple[str, ...]) -> str:
-    setting = _setting(row, [c for c in swept if c in row.index])
-    return f"#{row['point']}: {setting}" if setting else f"#{row['point']}"
-
-
-def _setting(row: pd.Series, columns: list[str]) -> str:
-    return ", ".join(f"{c}={_value(row[c])}" for c in columns)
-
-
-def _value(value: object) -> str:
-    """A parameter value as the user wrote it: 400 not 400.0, null (a missing value) not nan."""
-    if isinstance(value, float):
-        if value != value:  # NaN: the setting was null
-            return "null"
-        return str(int(value)) if value.is_integer() else f"{value:g}"
-    return str(value)
+    return [(setting(part.iloc[0], by), part.sort_values(x)) for _, part in parts]
 
 
 def _single(table: pd.DataFrame, column: str, default: str) -> str:
     values = table[column].dropna().unique() if column in table else []
     return str(values[0]) if len(values) == 1 else default
-
-
-def _byte_unit(largest: float) -> tuple[float, str]:
-    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if largest >= scale:
-            return float(scale), unit
-    return 1.0, "bytes"
-
-
-def _figure() -> tuple[Figure, Axes]:
-    figure = Figure(figsize=SIZE)
-    ax = figure.add_subplot()
-    ax.grid(True, alpha=0.3)
-    return figure, ax
-
-
-def _legend(ax: Axes, title: str | None = None) -> None:
-    """Legend to the right of the axes, outside the data."""
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, title=title, title_fontsize=8, frameon=False)
 
 
 PLOTS: dict[str, Callable[[PlotData], Figure | None]] = {

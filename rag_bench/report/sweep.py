@@ -5,8 +5,7 @@ with a ``metrics.json``; each also has ``config.yaml`` (the resolved config),
 ``.hydra/overrides.yaml`` (the point's overrides) and ``per_question.csv``. The table has one
 row per point: its swept parameters (every key in any point's overrides), the main knobs,
 every metric with its 95% interval (``recall@5``, ``recall@5_low``, ``recall@5_high``), and the
-work it did. The best point and the points not significantly worse than it come from
-``rag_bench.gate.sweep`` (paired sign-flip tests, Holm-corrected).
+work it did. The best point and its ties are marked by ``marks.py``.
 """
 
 from __future__ import annotations
@@ -21,11 +20,8 @@ import pandas as pd
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
-from rag_bench.errors import ConfigError, DataError
-from rag_bench.gate.runs import common_questions, load_run, metric_values
-from rag_bench.gate.sweep import DevTestChoice, PointMark, choose_on_dev, mark_best, question_split, seeded_split
+from rag_bench.errors import DataError
 from rag_bench.run_folder.read import RunFolder
-from rag_bench.score.names import parse_metric
 
 # config.yaml keys that are always columns, whether swept or not
 KNOBS = (
@@ -43,6 +39,8 @@ KNOBS = (
     "reranker.depth",
 )
 WORK = ("chunks", "mean_chunk_chars", "index_bytes", "seconds", "embedded", "cache_hits", "tokens", "cost_usd")
+# what the configuration needs of its models whatever the sweep order (stats.work, report/work.py); NaN when unrecorded
+CONFIG_WORK = ("work_chars", "work_cost_usd")
 
 
 @dataclass(frozen=True)
@@ -150,7 +148,16 @@ def _work(stats: dict) -> dict[str, float]:
         "cache_hits": stats.get("cache_hits", np.nan),
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
+        **_configuration_work(stats.get("work")),
     }
+
+
+def _configuration_work(work: object) -> dict[str, float]:
+    """``work_chars`` (embedded plus reranked characters) and ``work_cost_usd`` from ``stats.work``."""
+    if not isinstance(work, dict):
+        return dict.fromkeys(CONFIG_WORK, np.nan)
+    chars = _number(work.get("embedded_chars")) + _number(work.get("reranked_chars"))
+    return {"work_chars": chars, "work_cost_usd": _number(work.get("cost_usd"))}
 
 
 def _total(value: object) -> float:
@@ -175,8 +182,11 @@ def _text(value: object) -> str:
 
 
 def _distinct(column: pd.Series) -> list:
+    """A column's distinct values, numbers sorted; a null setting (None, NaN) is kept, last, as None."""
     values = list(dict.fromkeys(column.dropna()))
-    return sorted(values) if all(isinstance(v, int | float) for v in values) else values
+    if all(isinstance(v, int | float) for v in values):
+        values = sorted(values)
+    return values + [None] if column.isna().any() else values
 
 
 def _number(value: object) -> float:
@@ -191,69 +201,3 @@ def _order(path: Path, root: Path) -> list[tuple[int, object]]:
     """Natural order of point folders: 2 before 10."""
     parts = re.split(r"(\d+)", path.relative_to(root).as_posix())
     return [(0, int(p)) if p.isdigit() else (1, p) for p in parts if p]
-
-
-@dataclass(frozen=True)
-class Marks:
-    """The headline metric's best point and ties (None when the points cannot be paired), and the dev/test choice."""
-
-    metric: str
-    marks: dict[str, PointMark] | None
-    choice: DevTestChoice | None
-    notes: tuple[str, ...]
-
-
-def mark_points(
-    sweep: SweepTable, metric: str, alpha: float = 0.05, seed: int = 0, test_fraction: float = 0.5
-) -> Marks:
-    """Best point and points not significantly worse on ``metric`` (all questions); choose on dev, report on test."""
-    name = str(parse_metric(metric))
-    if name not in sweep.metrics:
-        raise ConfigError(
-            f"--metric {name} was not measured in {sweep.folder}; it has: {', '.join(sweep.metrics)} "
-            "(fix: pick one of those, or sweep with that k in ks)"
-        )
-    folders = {point: sweep.folder / point for point in sweep.table["point"]}
-    try:
-        runs = [load_run(folder) for folder in folders.values()]
-        ids = common_questions(runs)
-    except DataError as exc:
-        return Marks(name, None, None, (f"best point not tested against the others: {exc}",))
-    scores = {
-        point: metric_values(run, parse_metric(name)).loc[ids].to_numpy()
-        for point, run in zip(folders, runs, strict=True)
-    }
-    marks = mark_best(scores, alpha=alpha, seed=seed)
-    try:
-        split = _split(runs[0].folder, ids, test_fraction, seed)
-        choice = choose_on_dev(scores, ids, split, alpha=alpha, seed=seed)
-    except ConfigError as exc:
-        return Marks(name, marks, None, (f"no dev/test choice: {exc}",))
-    return Marks(name, marks, choice, ())
-
-
-def _split(folder: Path, ids: list[str], test_fraction: float, seed: int) -> dict[str, str]:
-    """The dataset's own dev/test field when its questions carry one, else a seeded split of ``ids``."""
-    from rag_bench.errors import RagBenchError
-
-    try:
-        questions = RunFolder(folder).dataset().questions
-    except (RagBenchError, OSError):
-        questions = []  # the dataset is gone or moved: split by question id
-    wanted = set(ids)
-    scored = [q for q in questions if q.id in wanted]
-    if len(scored) < len(wanted):
-        return seeded_split(ids, test_fraction, seed)
-    return question_split(scored, test_fraction, seed)
-
-
-def with_marks(table: pd.DataFrame, marks: Marks) -> pd.DataFrame:
-    """A copy of ``table`` with ``best``, ``tied`` (not significantly worse than best) and ``p_holm`` columns."""
-    marked = table.copy()
-    known = marks.marks or {}
-    marked["best"] = [known[p].best if p in known else False for p in table["point"]]
-    marked["tied"] = [known[p].tied if p in known else False for p in table["point"]]
-    marked["p_holm"] = [_number(known[p].p_holm) if p in known else np.nan for p in table["point"]]
-    if not known and table[marks.metric].notna().any():  # untested: the highest mean is best, ties unknown
-        marked.loc[table[marks.metric].idxmax(), ["best", "tied"]] = True
-    return marked

@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.errors import ConfigError
-from rag_bench.report.document import build, write_documents
+from rag_bench.report.blocks import write_documents
+from rag_bench.report.document import build
+from rag_bench.report.marks import mark_points, with_marks
 from rag_bench.report.plots import PlotData, make_plots
-from rag_bench.report.sweep import collect, mark_points, with_marks
+from rag_bench.report.sweep import collect
 
 DEFAULT_METRIC = "ndcg@10"
 PLOTS_FOLDER = "plots"

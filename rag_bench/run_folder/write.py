@@ -1,4 +1,5 @@
-"""Write one run's folder: resolved config, per_question.csv, run.trec (and run_documents.trec), metrics.json last."""
+"""Write one run's folder: resolved config, per_question.csv/.parquet, report.html, run.trec (and
+run_documents.trec), metrics.json last."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from rag_bench.pipeline import RunResult
+from rag_bench.report.run_report import explain, write_explained
 
 
 def write_run(
@@ -23,12 +25,12 @@ def write_run(
     out_dir.mkdir(parents=True, exist_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     (out_dir / "config.yaml").write_text(text, encoding="utf-8")
-    payload = metrics_payload(result)
+    explanation = explain(result)  # failure classes and configuration work (report/run_report.py)
+    payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
+    payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
-    table = result.evaluation.per_question.copy()
-    table["top_chunks"] = table["top_chunks"].map(json.dumps)
-    table.to_csv(out_dir / "per_question.csv", index=False)
+    write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
     write_trec(result, out_dir / "run.trec")
     if result.evaluation.documents is not None:
         write_document_trec(result, out_dir / "run_documents.trec")

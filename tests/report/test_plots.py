@@ -2,8 +2,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_bench.report.plots import PlotData, chunk_size_plot, cost_plot, make_plots, pareto_front
-from rag_bench.report.sweep import collect, mark_points, with_marks
+from rag_bench.report.cost_plot import cost_plot, pareto_front
+from rag_bench.report.marks import mark_points, with_marks
+from rag_bench.report.plot_style import PlotData, value
+from rag_bench.report.plots import chunk_size_plot, dimension_plot, make_plots, recall_at_k_plot
+from rag_bench.report.sweep import collect
 
 
 def plot_data(root, metric="ndcg@10"):
@@ -24,10 +27,11 @@ def scores(value, n=4):
     return {"ndcg@10": [value] * n, "recall@5": [value / 2] * n, "recall@10": [value] * n}
 
 
-def setting(value, params):
+def setting(value, params, n=4):
     """A point scoring ``value`` on every question, overriding ``params`` (dotted keys also set config.yaml)."""
     config = {key: v for key, v in params.items() if "." in key}
-    return {"override": [f"{key}={v}" for key, v in params.items()], "config": config, "scores": scores(value)}
+    overrides = [f"{key}={'null' if v is None else v}" for key, v in params.items()]
+    return {"override": overrides, "config": config, "scores": scores(value, n)}
 
 
 def test_pareto_front_by_hand():
@@ -71,16 +75,41 @@ def test_each_plot_exists_exactly_when_the_sweep_has_its_data(tmp_path, make_poi
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 10_000
 
 
-def test_chunk_size_lines_per_overlap_with_labels_and_units(tmp_path, make_point):
+def test_chunk_size_curves_are_paired_differences_from_the_best_point(tmp_path, make_point):
     sizes, overlaps = (200, 400, 800), (0.0, 0.2)
     settings = [setting(s / 1000 + o, {"chunker.size": s, "chunker.overlap": o}) for s in sizes for o in overlaps]
-    figure = chunk_size_plot(plot_data(points(make_point, tmp_path, settings)))
-    ax = figure.axes[0]
+    ax = chunk_size_plot(plot_data(points(make_point, tmp_path, settings))).axes[0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["chunker.overlap=0.2", "chunker.overlap=0"]
-    assert ax.get_xlabel() == "chunk size (chars, log scale)" and ax.get_title() == "ndcg@10 vs chunk size"
-    means = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
-    assert list(means[0].get_xdata()) == [200, 400, 800]
-    assert list(means[0].get_ydata()) == pytest.approx([0.4, 0.6, 1.0])
+    assert ax.get_xlabel() == "chunk size (chars, log scale)"
+    # best: size 800, overlap 0.2, ndcg@10 = 1.0 on every question (point #5)
+    assert ax.get_title() == "ndcg@10 vs chunk size, as difference from the best point #5 (ndcg@10 = 1.000)"
+    first, second = (container.lines[0] for container in ax.containers)
+    assert list(first.get_ydata()) == pytest.approx([0.4 - 1, 0.6 - 1, 0.0])  # overlap 0.2 minus the best
+    assert list(second.get_ydata()) == pytest.approx([0.2 - 1, 0.4 - 1, 0.8 - 1])
+    # two lines nudged apart by 0.025 log2 units, half each way, so their bars do not cover each other
+    assert list(first.get_xdata()) == pytest.approx([s * 2**-0.0125 for s in sizes])
+    assert list(second.get_xdata()) == pytest.approx([s * 2**0.0125 for s in sizes])
+
+
+def test_filled_markers_are_the_points_not_significantly_worse(tmp_path, make_point):
+    per_question = {200: [0.0] * 8, 400: [1.0] * 8, 800: [1.0] * 7 + [0.0]}
+    for num, (size, values) in enumerate(per_question.items()):
+        make_point(tmp_path / str(num), [f"chunker.size={size}"], {"ndcg@10": values}, config={"chunker.size": size})
+    ax = chunk_size_plot(plot_data(tmp_path)).axes[0]
+    filled, hollow = ax.collections[-2:]  # scatter of tied points, then of significantly worse points
+    # best 400 and 800 (one question lower, Holm p = 0.5) are tied; 200 (8 of 8 lower, p = 2/256) is not
+    assert np.asarray(filled.get_offsets()).tolist() == [[400, 0.0], [800, -1 / 8]]
+    assert np.asarray(hollow.get_offsets()).tolist() == [[200, -1.0]]
+    assert tuple(hollow.get_facecolor()[0]) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_a_null_setting_gets_its_own_tick(tmp_path, make_point):
+    settings = [setting(d, {"embedder.dimension": d}) for d in (16, 32)] + [setting(0.5, {"embedder.dimension": None})]
+    ax = dimension_plot(plot_data(points(make_point, tmp_path, settings))).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["16", "32", "null"]
+    assert list(ax.get_xticks()) == [16, 32, 48]  # one step (16) past the largest value
+    (line,) = (container.lines[0] for container in ax.containers)
+    assert list(line.get_xdata()) == [16, 32, 48]
 
 
 def test_more_settings_than_lines_keeps_the_best(tmp_path, make_point):
@@ -88,31 +117,65 @@ def test_more_settings_than_lines_keeps_the_best(tmp_path, make_point):
         setting(s / 1000 + d / 100, {"chunker.size": s, "retrieval.depth": d}) for s in (200, 400) for d in range(1, 11)
     ]
     ax = chunk_size_plot(plot_data(points(make_point, tmp_path, settings))).axes[0]
-    assert ax.get_title() == "ndcg@10 vs chunk size (top 8 of 10 settings)"
+    assert ax.get_title().endswith("; top 8 of 10 settings")
     assert ax.get_legend().get_texts()[0].get_text() == "retrieval.depth=10"
 
 
-def test_cost_axis_is_money_when_any_point_cost_money_else_seconds():
-    table = pd.DataFrame(
-        {
-            "point": ["0", "1"],
-            "ndcg@10": [0.5, 0.6],
-            "ndcg@10_low": [0.4, 0.5],
-            "ndcg@10_high": [0.6, 0.7],
-            "cost_usd": [0.0, 0.0],
-            "seconds": [1.0, 2.0],
-            "best": [False, True],
-        }
-    )
-    assert cost_plot(PlotData(table, "ndcg@10", ())).axes[0].get_xlabel().startswith("run time of the point (s")
-    paid = table.assign(cost_usd=[0.01, 0.03])
-    ax = cost_plot(PlotData(paid, "ndcg@10", ())).axes[0]
-    assert ax.get_xlabel() == "estimated API cost (USD)"
-    front = [line for line in ax.get_lines() if line.get_label() == "Pareto front"][0]
-    assert list(front.get_xdata()) == [0.01, 0.03]  # both on the front: the dearer one scores higher
+def test_recall_at_k_draws_the_best_on_top_and_identical_curves_once(tmp_path, make_point):
+    settings = [setting(0.5, {"x": 1}), setting(0.9, {"x": 2}), setting(0.5, {"x": 3}), setting(0.7, {"x": 4})]
+    ax = recall_at_k_plot(plot_data(points(make_point, tmp_path, settings))).axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["#1: x=2 (best)", "#3: x=4", "#0: x=1; identical: #2"]
+    lines = ax.get_lines()
+    assert len(lines) == 3 and lines[0].get_zorder() > max(line.get_zorder() for line in lines[1:])
+    assert list(lines[0].get_ydata()) == [0.45, 0.9]
+    assert ax.get_title() == "recall@k vs k: top 4 of 4 configurations by ndcg@10"
+    assert lines[0].get_linewidth() > lines[1].get_linewidth()
+
+
+def cost_table(**columns):
+    base = {
+        "point": ["0", "1", "2"],
+        "ndcg@10": [0.5, 0.6, 0.55],
+        "ndcg@10_low": [0.4, 0.5, 0.45],
+        "ndcg@10_high": [0.6, 0.7, 0.65],
+        "index_bytes": [2048.0, 4096.0, 8192.0],
+        "seconds": [9.0, 0.1, 0.2],  # run time depends on sweep order: never plotted
+        "best": [False, True, False],
+    }
+    return PlotData(pd.DataFrame({**base, **columns}), "ndcg@10", ())
+
+
+def test_cost_plot_uses_model_input_and_index_size_never_run_time():
+    fig = cost_plot(cost_table(work_chars=[0.0, 2e6, 1e6], work_cost_usd=[np.nan] * 3))
+    left, right = fig.axes
+    assert left.get_xlabel() == "model input of the configuration (million characters embedded or reranked)"
+    assert right.get_xlabel() == "index size (KiB)"
+    assert fig._suptitle.get_text().startswith("ndcg@10 vs model input of the configuration and index size")
+    front = [line for line in left.get_lines() if line.get_label() == "Pareto front"][0]
+    assert list(front.get_xdata()) == [0.0, 1.0, 2.0]  # all three: each dearer point scores higher
+    front = [line for line in right.get_lines() if line.get_label() == "Pareto front"][0]
+    assert list(front.get_xdata()) == [2.0, 4.0]  # point 2 costs most and scores below point 1
+
+
+def test_cost_plot_prefers_the_configurations_api_cost():
+    fig = cost_plot(cost_table(work_chars=[1.0, 2.0, 3.0], work_cost_usd=[0.01, 0.03, 0.02]))
+    (ax,) = fig.axes
+    assert ax.get_xlabel() == "estimated API cost of the configuration (USD)"
+
+
+def test_cost_plot_says_when_the_runs_recorded_no_model_input():
+    fig = cost_plot(cost_table(work_chars=[np.nan, 1.0, 2.0]))
+    (ax,) = fig.axes
+    assert ax.get_xlabel() == "index size (KiB)"
+    assert "(model input not recorded by these runs)" in fig._suptitle.get_text()
 
 
 def test_null_settings_are_labelled_null_not_nan():
-    from rag_bench.report.plots import _value
-
-    assert [_value(float("nan")), _value(400.0), _value(0.15), _value("hybrid")] == ["null", "400", "0.15", "hybrid"]
+    assert [value(float("nan")), value(None), value(400.0), value(0.15), value("hybrid")] == [
+        "null",
+        "null",
+        "400",
+        "0.15",
+        "hybrid",
+    ]

@@ -3,7 +3,8 @@ import pandas as pd
 import pytest
 
 from rag_bench.errors import ConfigError, DataError
-from rag_bench.report.sweep import KNOBS, collect, mark_points, parse_overrides, with_marks
+from rag_bench.report.marks import mark_points, with_marks
+from rag_bench.report.sweep import KNOBS, collect, parse_overrides
 
 
 def test_one_row_per_point_with_parameters_metrics_and_work(size_sweep):
@@ -111,3 +112,13 @@ def test_group_choice_and_config_value_win_over_the_raw_override(tmp_path, make_
     assert list(table["retrieval"]) == ["dense", "hybrid"]
     assert list(table["retrieval.weights"]) == ["[1.0, 2.0]", "[1.0, 1.0]"]
     assert list(table["chunker.size"]) == [400, 400]  # config.yaml says what ran
+
+
+def test_configuration_work_columns_come_from_stats_work(tmp_path, make_point):
+    work = {"embedded_texts": 3, "embedded_chars": 1000, "reranked_pairs": 2, "reranked_chars": 500, "cost_usd": None}
+    stats = {"chunks": 2, "embedded": 0, "cache_hits": 3, "index_bytes": 10, "seconds": {"a": 1.0}}
+    make_point(tmp_path / "0", ["x=1"], {"ndcg@10": [1.0]}, stats={**stats, "work": work})
+    make_point(tmp_path / "1", ["x=2"], {"ndcg@10": [1.0]}, stats=stats)  # written before runs recorded work
+    table = collect(tmp_path).table
+    assert table["work_chars"].iloc[0] == 1500 and np.isnan(table["work_cost_usd"].iloc[0])
+    assert np.isnan(table["work_chars"].iloc[1])

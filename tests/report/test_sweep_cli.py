@@ -78,6 +78,9 @@ def test_real_multirun_then_report(tmp_path):
         (600, "hybrid"),
     ]
     assert table["best"].sum() == 1 and (table["chunks"] > 0).all() and (table["seconds"] > 0).all()
+    assert table["work_chars"].notna().all() and (table["work_chars"] > 0).sum() == 2  # hybrid embeds, bm25 not
+    report = (sweep / "report.md").read_text()
+    assert all(f"[#{n}]({n}/report.html)" in report for n in range(4))  # each point links to its own report
     assert {p.name for p in (sweep / "plots").iterdir()} == {
         "metric_vs_chunk_size.png",
         "recall_vs_k.png",
