@@ -62,7 +62,9 @@ def run_hydra(argv: list[str]) -> None:
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
         if exc.code == 1 and not _JOB_STARTED:
-            print(f"rag-bench: error: {condense(held.getvalue())}", file=real_stderr)
+            from rag_bench.config import explain_unknown_key
+
+            print(f"rag-bench: error: {explain_unknown_key(condense(held.getvalue()))}", file=real_stderr)
             held = io.StringIO()
             sys.exit(USAGE_ERROR)
         raise

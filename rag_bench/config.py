@@ -1,25 +1,33 @@
-"""Configuration schemas: dataclasses registered in Hydra's ConfigStore.
+"""The run's configuration: the top-level schema, and every stage's schemas registered with Hydra.
 
-Values live in YAML under ``configs/`` (one group per stage). OmegaConf rejects
-unknown keys and ill-typed values while composing; ``validate`` turns the composed
-config into these dataclasses, whose ``__post_init__`` checks the rest (overlap below
-size, known names) before any work starts.
+Values live in YAML under ``configs/`` (one group per stage). Each option of a group has its
+own dataclass schema, kept next to its code and listed in its stage's registry
+(``chunk/registry.py``, ``embed/registry.py``, ``rerank/registry.py``); ``register`` stores
+them in Hydra's ConfigStore as ``schema/<group>/<name>``, and each YAML option inherits its
+schema through its defaults list (``- /schema/chunker/fixed@_here_``). So a key that belongs to
+another option, or a typo, fails while Hydra composes; ``validate`` turns the composed config
+into the dataclasses, whose ``__post_init__`` checks the values before any work starts.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import MISSING, DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
 
-from rag_bench.chunk.base import EMBEDDING_STRATEGIES, STRATEGIES, resolve_overlap
-from rag_bench.chunk.prefix import PREFIXES
-from rag_bench.chunk.units import UNIT_NAMES
+from rag_bench.chunk.registry import CHUNKERS
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.errors import ConfigError
+from rag_bench.rerank.registry import RERANKERS
+from rag_bench.variants import not_a_setting
 
 RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
+GROUPS = {"chunker": CHUNKERS, "embedder": EMBEDDERS, "reranker": RERANKERS}
+DEFAULT_CHOICES = {"chunker": "recursive", "embedder": "local", "reranker": "none"}  # as configs/config.yaml
 
 
 def _one_of(key: str, value: object, allowed: tuple[str, ...] | list[str]) -> None:
@@ -29,89 +37,8 @@ def _one_of(key: str, value: object, allowed: tuple[str, ...] | list[str]) -> No
 
 @dataclass
 class DatasetConfig:
-    name: str = "annual-report"  # a bundled dataset under datasets/
+    name: str = "kestrel-kb"  # a bundled dataset under datasets/
     path: str | None = None  # any folder in the native format; overrides name
-
-
-@dataclass
-class ChunkerConfig:
-    name: str = "recursive"
-    size: int = 800
-    overlap: float = 0.0  # units, or a fraction of size when below 1
-    unit: str = "chars"
-    prefix: str = "none"
-    contexts: str | None = None  # prefix=contexts: the file `rag-bench contextualize` wrote
-    max_size: int | None = None  # semantic: most units in a chunk; null = chunker.size
-    threshold_percentile: float = 5.0  # semantic: cut where neighbour similarity is below this percentile
-    window: int = 1  # semantic: sentences embedded on each side of a sentence
-    piece_size: int = 50  # cluster: units per piece that the dynamic programme groups
-    manifest: str | None = None  # given: chunk manifest; null = chunks.jsonl in the dataset folder
-
-    def __post_init__(self) -> None:
-        _one_of("chunker.name", self.name, sorted([*STRATEGIES, *EMBEDDING_STRATEGIES, "given"]))
-        _one_of("chunker.unit", self.unit, UNIT_NAMES)
-        _one_of("chunker.prefix", self.prefix, PREFIXES)
-        floor = 3 if self.unit == "tokens" else 1  # a token window also holds [CLS] and [SEP]
-        if self.size < floor:
-            raise ConfigError(f"chunker.size ({self.size}) must be at least {floor}")
-        if self.overlap < 0:
-            raise ConfigError(f"chunker.overlap ({self.overlap}) must not be negative")
-        if resolve_overlap(self.size, self.overlap) >= self.size:
-            raise ConfigError(
-                f"chunker.overlap ({self.overlap:g}) must be smaller than chunker.size ({self.size}); "
-                "give units below the size or a fraction below 1"
-            )
-        if self.prefix == "contexts" and not self.contexts:
-            raise ConfigError(
-                "chunker.prefix=contexts needs chunker.contexts=<file>; write one with rag-bench contextualize"
-            )
-        self._check_embedding_strategy(floor)
-
-    def _check_embedding_strategy(self, floor: int) -> None:
-        if not 0 <= self.threshold_percentile <= 100:
-            raise ConfigError(f"chunker.threshold_percentile ({self.threshold_percentile}) must lie between 0 and 100")
-        if self.window < 0:
-            raise ConfigError(f"chunker.window ({self.window}) must not be negative")
-        if self.max_size is not None and self.max_size < floor:
-            raise ConfigError(f"chunker.max_size ({self.max_size}) must be at least {floor}, or null for chunker.size")
-        if not floor <= self.piece_size <= self.size and self.name == "cluster":
-            raise ConfigError(
-                f"chunker.piece_size ({self.piece_size}) must lie between {floor} and chunker.size ({self.size})"
-            )
-        if self.name in EMBEDDING_STRATEGIES and self.overlap:
-            raise ConfigError(
-                f"chunker.overlap ({self.overlap:g}) must be 0 for chunker={self.name}: its chunks never overlap"
-            )
-
-    @property
-    def overlap_units(self) -> int:
-        return resolve_overlap(self.size, self.overlap)
-
-
-@dataclass
-class EmbedderConfig:
-    name: str = "local"
-    model: str | None = None
-    dimension: int | None = None  # None = the model's native dimension
-    base_url: str | None = None
-    # API embedders (voyage) only; rag_bench/services.py says what each does
-    batch_size: int = 128  # texts per request (the Voyage API takes at most 1000)
-    max_tokens_per_batch: int | None = None  # None = the model's documented limit per request
-    concurrency: int = 4  # requests in flight at once
-    max_retries: int = 5  # retries of a request after a 429, 5xx, timeout or dropped connection
-    backoff_s: float = 1.0  # first retry waits about this long, doubling up to 30 s
-    timeout_s: float = 60.0  # per request
-    max_total_s: float = 300.0  # per request, retries and waits included
-    price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
-
-    def __post_init__(self) -> None:
-        from rag_bench.embed.registry import EMBEDDERS
-        from rag_bench.services import check_settings
-
-        _one_of("embedder.name", self.name, sorted(EMBEDDERS))
-        if self.dimension is not None and self.dimension < 1:
-            raise ConfigError(f"embedder.dimension ({self.dimension}) must be positive, or null for native")
-        check_settings("embedder", self)
 
 
 @dataclass
@@ -149,39 +76,12 @@ class RetrievalConfig:
 
 
 @dataclass
-class RerankerConfig:
-    name: str = "none"
-    depth: int = 20  # fused candidates sent to the reranker
-    keep: int | None = None  # rank cut-off after reranking; null = keep every candidate
-    model: str | None = None
-    base_url: str | None = None
-    # API rerankers (voyage) only; rag_bench/services.py says what each does
-    concurrency: int = 4  # questions in flight at once
-    max_retries: int = 5
-    backoff_s: float = 1.0
-    timeout_s: float = 60.0
-    max_total_s: float = 300.0
-    price_per_million: float | None = None  # USD per million tokens; None = configs/prices.yaml
-
-    def __post_init__(self) -> None:
-        from rag_bench.rerank.registry import RERANKERS
-        from rag_bench.services import check_settings
-
-        _one_of("reranker.name", self.name, sorted(RERANKERS))
-        if self.depth < 1:
-            raise ConfigError(f"reranker.depth ({self.depth}) must be at least 1")
-        if self.keep is not None and self.keep < 1:
-            raise ConfigError(f"reranker.keep ({self.keep}) must be at least 1, or null to keep every candidate")
-        check_settings("reranker", self)
-
-
-@dataclass
 class Config:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
-    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
-    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    chunker: Any = MISSING  # a chunker's settings (chunk/registry.py)
+    embedder: Any = MISSING  # an embedder's settings (embed/registry.py)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
-    reranker: RerankerConfig = field(default_factory=RerankerConfig)
+    reranker: Any = MISSING  # a reranker's settings (rerank/registry.py)
     ks: list[int] = field(default_factory=lambda: [1, 3, 5, 10, 20])
     tau: float = 0.5  # chunk hits span when overlap >= tau * min(len(chunk), len(span))
     cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
@@ -193,6 +93,10 @@ class Config:
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric
 
+        # built in Python rather than composed by Hydra: an unset group takes configs/config.yaml's choice
+        for group, name in DEFAULT_CHOICES.items():
+            if getattr(self, group) == MISSING:
+                setattr(self, group, GROUPS[group][name].schema())
         parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
@@ -204,8 +108,25 @@ class Config:
 
 
 def register() -> None:
-    """Make the schema known to Hydra as ``rag_bench_schema`` (used by configs/config.yaml)."""
-    ConfigStore.instance().store(name="rag_bench_schema", node=Config)
+    """Store the top-level schema as ``rag_bench_schema`` and each option's as ``schema/<group>/<name>``."""
+    store = ConfigStore.instance()
+    store.store(name="rag_bench_schema", node=Config)
+    for group, entries in GROUPS.items():
+        for name, entry in entries.items():
+            store.store(group=f"schema/{group}", name=name, node=entry.schema)
+
+
+def explain_unknown_key(message: str) -> str:
+    """Hydra's "Key 'x' not in 'FixedConfig'" as "chunker.x is not a setting of chunker=fixed; its settings are ..."."""
+    found = re.search(r"Key '([^']+)' not in '([^']+)'", message)
+    if found is None:
+        return message
+    key, schema = found.groups()
+    for group, entries in GROUPS.items():
+        for name, entry in entries.items():
+            if entry.schema.__name__ == schema:
+                return not_a_setting(group, name, key, [f.name for f in fields(entry.schema)])
+    return message
 
 
 def validate(cfg: DictConfig) -> Config:

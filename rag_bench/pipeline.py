@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.cache import digest
-from rag_bench.chunk.base import EmbeddingChunker
-from rag_bench.chunk.factory import build_chunker, chunk_dependencies
-from rag_bench.config import ChunkerConfig, Config, RerankerConfig
+from rag_bench.chunk.base import Warming
+from rag_bench.chunk.registry import build_chunker, chunk_dependencies
+from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
+from rag_bench.config import Config
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
@@ -22,6 +23,7 @@ from rag_bench.embed.store import embed_cached, texts_embedded
 from rag_bench.fuse.rrf import rrf
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
+from rag_bench.rerank.settings import CutRerankerConfig
 from rag_bench.retrieve import Candidates, Corpus, bm25_candidates, dense_candidates
 from rag_bench.score.evaluate import Evaluation, evaluate
 from rag_bench.types import Dataset
@@ -125,7 +127,7 @@ def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidate
     return found
 
 
-def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: RerankerConfig):
+def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: CutRerankerConfig):
     """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
     if hasattr(reranker, "prefetch"):
         reranker.prefetch(questions, [[passages[c] for c in row[: cfg.depth] if c >= 0] for row in ranked])
@@ -162,16 +164,21 @@ def chunk_dataset(
     when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the files they read.
     """
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
-    settings = {**asdict(cfg), "contexts": None, "manifest": None}  # files enter the key by content
-    key = digest("chunks", fingerprint, settings, chunk_dependencies(cfg, embedder, folder))
+    key = digest("chunks", fingerprint, chunk_dependencies(cfg, embedder, folder))
     store = ws.store(embedder, "document")
 
     def embed(texts):
         return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
 
     def compute():
-        chunker = build_chunker(cfg, embedder, embed, folder)
-        if isinstance(chunker, EmbeddingChunker):
+        tools = ChunkerTools(
+            token_spans=getattr(embedder, "token_spans", None),
+            special_tokens=getattr(embedder, "special_tokens", 0),
+            embed=embed,
+            folder=folder,
+        )
+        chunker = build_chunker(cfg, tools)
+        if isinstance(chunker, Warming):
             chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]
 
