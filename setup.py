@@ -13,5 +13,6 @@ setup(
         "rag_bench._configs": ["**/*.yaml"],
         "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl"],
         "rag_bench.embed": ["data/*/*"],
+        "rag_bench.label": ["page.html"],
     },
 )
