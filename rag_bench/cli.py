@@ -24,6 +24,7 @@ VERBS: dict[str, str] = {
     "check-generation": "rag_bench.generate.cli:main",
     "contextualize": "rag_bench.chunk.contextualize:main",
     "label": "rag_bench.label.cli:main",
+    "dataset-stats": "rag_bench.label.stats:main",
 }
 
 
