@@ -15,8 +15,9 @@ from pathlib import Path
 
 from rag_bench.data.native import load_documents
 from rag_bench.errors import ConfigError, DataError
-from rag_bench.label.api import LabelApp, LabelServer
+from rag_bench.label.api import LabelApp
 from rag_bench.label.search import CorpusSearch
+from rag_bench.label.server import LabelServer
 from rag_bench.label.store import QuestionStore
 
 DEFAULT_PORT = 8765

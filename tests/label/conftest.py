@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.label.api import LabelServer
 from rag_bench.label.cli import build_app
+from rag_bench.label.server import LabelServer
 
 # CRLF line ends and a character outside the BMP before the evidence: offsets must count code
 # points of the text as stored, not UTF-16 units or translated newlines.
