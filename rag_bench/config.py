@@ -12,6 +12,7 @@ into the dataclasses, whose ``__post_init__`` checks the values before any work 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -22,17 +23,24 @@ from omegaconf.errors import OmegaConfBaseException
 from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.errors import ConfigError
+from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.rerank.registry import RERANKERS
+from rag_bench.retrieve.registry import entries as retrieval_entries
 from rag_bench.variants import not_a_setting
 
-RETRIEVAL_MODES = ("bm25", "dense", "hybrid")
-GROUPS = {"chunker": CHUNKERS, "embedder": EMBEDDERS, "reranker": RERANKERS}
-DEFAULT_CHOICES = {"chunker": "recursive", "embedder": "local", "reranker": "none"}  # as configs/config.yaml
+DEFAULT_CHOICES = {"chunker": "recursive", "embedder": "local", "retrieval": "hybrid", "reranker": "none"}
+NAME_KEYS = {"chunker": "name", "embedder": "name", "retrieval": "mode", "reranker": "name"}
 
 
-def _one_of(key: str, value: object, allowed: tuple[str, ...] | list[str]) -> None:
-    if value not in allowed:
-        raise ConfigError(f"{key} ({value!r}) must be one of: {', '.join(allowed)}")
+def groups() -> dict[str, dict]:
+    """Each config group's options (name -> entry with a ``schema``), the nested dense-index group included."""
+    return {
+        "chunker": CHUNKERS,
+        "embedder": EMBEDDERS,
+        "retrieval": retrieval_entries(),
+        "retrieval/index": VECTOR_INDEXES,
+        "reranker": RERANKERS,
+    }
 
 
 @dataclass
@@ -42,45 +50,11 @@ class DatasetConfig:
 
 
 @dataclass
-class RetrievalConfig:
-    mode: str = "hybrid"
-    depth: int = 20  # candidates taken from each index
-    k_rrf: float = 60.0
-    weights: list[float] = field(default_factory=lambda: [1.0, 1.0])  # [bm25, dense] in RRF
-    analyzer: str = "identifier"
-    k1: float = 1.5
-    b: float = 0.75
-    bm25_variant: str = "okapi"  # okapi = rank-bm25's BM25Okapi scores; lucene = Lucene/Anserini's
-    index: str = "exact"  # dense index: exact inner product, or hnsw (approximate; its recall is reported)
-    hnsw_m: int = 32  # hnsw: graph neighbours per node
-    hnsw_ef: int = 128  # hnsw: search breadth (higher = better recall, slower)
-    hnsw_ef_construction: int = 200
-
-    def __post_init__(self) -> None:
-        from rag_bench.index.analyzers import ANALYZERS
-        from rag_bench.index.bm25 import VARIANTS
-
-        _one_of("retrieval.bm25_variant", self.bm25_variant, VARIANTS)
-        _one_of("retrieval.index", self.index, ("exact", "hnsw"))
-
-        _one_of("retrieval.mode", self.mode, RETRIEVAL_MODES)
-        _one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))
-        if self.depth < 1:
-            raise ConfigError(f"retrieval.depth ({self.depth}) must be at least 1")
-        if self.k_rrf < 0:
-            raise ConfigError(f"retrieval.k_rrf ({self.k_rrf}) must not be negative")
-        if len(self.weights) != 2 or min(self.weights) < 0:
-            raise ConfigError(
-                f"retrieval.weights ({list(self.weights)}) must be two non-negative numbers [bm25, dense]"
-            )
-
-
-@dataclass
 class Config:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     chunker: Any = MISSING  # a chunker's settings (chunk/registry.py)
     embedder: Any = MISSING  # an embedder's settings (embed/registry.py)
-    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    retrieval: Any = MISSING  # a retriever's settings (retrieve/registry.py)
     reranker: Any = MISSING  # a reranker's settings (rerank/registry.py)
     ks: list[int] = field(default_factory=lambda: [1, 3, 5, 10, 20])
     tau: float = 0.5  # chunk hits span when overlap >= tau * min(len(chunk), len(span))
@@ -94,9 +68,10 @@ class Config:
         from rag_bench.score.names import parse_metric
 
         # built in Python rather than composed by Hydra: an unset group takes configs/config.yaml's choice
+        options = groups()
         for group, name in DEFAULT_CHOICES.items():
             if getattr(self, group) == MISSING:
-                setattr(self, group, GROUPS[group][name].schema())
+                setattr(self, group, options[group][name].schema())
         parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
@@ -111,30 +86,59 @@ def register() -> None:
     """Store the top-level schema as ``rag_bench_schema`` and each option's as ``schema/<group>/<name>``."""
     store = ConfigStore.instance()
     store.store(name="rag_bench_schema", node=Config)
-    for group, entries in GROUPS.items():
-        for name, entry in entries.items():
+    for group, options in groups().items():
+        for name, entry in options.items():
             store.store(group=f"schema/{group}", name=name, node=entry.schema)
 
 
-def explain_unknown_key(message: str) -> str:
-    """Hydra's "Key 'x' not in 'FixedConfig'" as "chunker.x is not a setting of chunker=fixed; its settings are ..."."""
+def explain_unknown_key(message: str, overrides: Sequence[str] = ()) -> str:
+    """Hydra's "Key 'x' not in 'FixedConfig'" as "chunker.x is not a setting of chunker=fixed; its settings are ...".
+
+    Also a nested group the chosen option lacks (``retrieval=bm25 retrieval.index=hnsw``).
+    """
+    nested = re.search(r"Could not override '(\w+)/(\w+)'\. No match in the defaults list", message)
+    if nested is not None:
+        parent, key = nested.groups()
+        chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0] == parent]
+        name = chosen[-1] if chosen else DEFAULT_CHOICES[parent]
+        entry = groups()[parent].get(name)
+        if entry is not None:
+            return not_a_setting(parent, name, key, [f.name for f in fields(entry.schema)])
     found = re.search(r"Key '([^']+)' not in '([^']+)'", message)
     if found is None:
         return message
     key, schema = found.groups()
-    for group, entries in GROUPS.items():
-        for name, entry in entries.items():
+    for group, options in groups().items():
+        for name, entry in options.items():
             if entry.schema.__name__ == schema:
-                return not_a_setting(group, name, key, [f.name for f in fields(entry.schema)])
+                return not_a_setting(group.replace("/", "."), name, key, [f.name for f in fields(entry.schema)])
     return message
 
 
 def validate(cfg: DictConfig) -> Config:
     """The composed Hydra config as checked dataclasses; ConfigError on any invalid value."""
     try:
-        return OmegaConf.to_object(cfg)
+        config = OmegaConf.to_object(cfg)
     except OmegaConfBaseException as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, ConfigError) else None
         if cause is not None:
             raise cause from None
         raise ConfigError(str(exc).splitlines()[0]) from None
+    check_choices(config)
+    return config
+
+
+def check_choices(config) -> None:
+    """Each group's name key must be the chosen option's own (``retrieval=bm25 retrieval.mode=dense`` is an error)."""
+    options = groups()
+    for group, key in NAME_KEYS.items():
+        settings = getattr(config, group, None)  # other verbs' settings hold some groups only
+        if settings is None:
+            continue
+        value = getattr(settings, key)
+        own = type(settings).__dataclass_fields__[key].default
+        if value != own:
+            raise ConfigError(
+                f"{group}.{key} ({value!r}) must be one of: {', '.join(options[group])}; "
+                f"choose another option with {group}=<{key}> (the chosen one is {group}={own})"
+            )

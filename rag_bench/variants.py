@@ -29,5 +29,6 @@ def settings_of(group: str, name: str, registry: Mapping[str, object], values: M
 
 def not_a_setting(group: str, name: str, key: str, known: list[str]) -> str:
     """The message for a key that option ``name`` of ``group`` does not have."""
-    others = ", ".join(k for k in known if k != "name")
-    return f"{group}.{key} is not a setting of {group}={name}; its settings are: {others}"
+    others = ", ".join(k for k in known if k not in ("name", "mode"))
+    has = f"its settings are: {others}" if others else "it has no settings"
+    return f"{group}.{key} is not a setting of {group}={name}; {has}"

@@ -106,7 +106,7 @@ def test_bad_dataset_fails_cleanly_and_leaves_the_cache_intact(tmp_path):
 def test_hnsw_runs_report_their_recall_against_exact_search(tmp_path):
     pytest.importorskip("faiss")
     out = tmp_path / "run"
-    args = ("embedder=fake", "retrieval=dense", "retrieval.index=hnsw", "retrieval.hnsw_m=4", "retrieval.hnsw_ef=8")
+    args = ("embedder=fake", "retrieval=dense", "retrieval.index=hnsw", "retrieval.index.m=4", "retrieval.index.ef=8")
     done = rag_bench(*args, f"hydra.run.dir={out}", cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     metrics = json.loads((out / "metrics.json").read_text())
