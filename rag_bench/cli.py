@@ -25,6 +25,7 @@ VERBS: dict[str, str] = {
     "contextualize": "rag_bench.chunk.contextualize:main",
     "label": "rag_bench.label.cli:main",
     "dataset-stats": "rag_bench.label.stats:main",
+    "synthesize": "rag_bench.synthesize.run:main",
 }
 
 
