@@ -132,7 +132,8 @@ def run_job(cfg) -> float:
 
     from rag_bench.config import objective_name, validate
     from rag_bench.pipeline import run
-    from rag_bench.report.run_outputs import config_yaml, console_table, finished, write_run
+    from rag_bench.report.console import console_table
+    from rag_bench.run_folder.write import config_yaml, finished, write_run
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
