@@ -35,7 +35,7 @@ from rag_bench.index.bm25 import BM25Index
 from rag_bench.label.overlap import copied_share
 from rag_bench.score.relevance import hits
 from rag_bench.synthesize.candidates import Candidate
-from rag_bench.synthesize.config import ChecksConfig
+from rag_bench.synthesize.settings import ChecksConfig
 from rag_bench.types import Chunk, Document, Question, Span
 
 _NOT_WORD = re.compile(r"[\W_]+")

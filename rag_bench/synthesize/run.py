@@ -24,8 +24,8 @@ from rag_bench.cache import atomic_write
 from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_documents, load_questions
 from rag_bench.synthesize.checks import BM25Alone, Checker, Verdict, flag_kind
-from rag_bench.synthesize.config import SynthesizeConfig, compose_settings
-from rag_bench.synthesize.registry import GENERATORS
+from rag_bench.synthesize.registry import GENERATORS, compose_settings
+from rag_bench.synthesize.settings import SynthesizeConfig
 from rag_bench.types import Dataset
 
 
@@ -68,10 +68,10 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
     from rag_bench.embed.registry import build_embedder
     from rag_bench.embed.store import embed_cached
     from rag_bench.pipeline import chunk_dataset
-    from rag_bench.workspace import workspace
+    from rag_bench.workspace import Workspace
 
     settings.generator.require()
-    ws = workspace(settings.cache_dir)
+    ws = Workspace.open(settings.cache_dir)
     folder = dataset_folder(settings.dataset.name, settings.dataset.path)
     documents = load_documents(folder)
     by_id = {d.id: d for d in documents}
@@ -86,7 +86,7 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
     def embed(texts: list[str]):
         return embed_cached(embedder, store, texts, "query", label="embedding questions")[0]
 
-    generator = GENERATORS[settings.generator.name](settings.generator, documents, ws.cache)
+    generator = GENERATORS[settings.generator.name].build(settings.generator, documents, ws.cache)
     try:
         with tqdm(desc="generating", unit="request", leave=False) as bar:
             candidates = list(generator.candidates(documents, bar))

@@ -9,7 +9,7 @@ import pytest
 
 from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
 from rag_bench.synthesize.anthropic import estimated_cost, parse_reply
-from rag_bench.synthesize.config import compose_settings
+from rag_bench.synthesize.registry import compose_settings
 from rag_bench.synthesize.run import synthesize
 
 KEY = "sk-ant-fake-KEY-synthesize-0123456789"
@@ -56,7 +56,7 @@ def test_a_run_produces_checked_questions_and_records_tokens_and_cost(monkeypatc
 
     def settings(server):
         overrides = [f"dataset.path={dataset}", "embedder=fake", "generator=anthropic", f"out={out}"]
-        overrides += [f"generator.base_url={server.base_url}", "generator.timeout=5", "generator.max_retries=0"]
+        overrides += [f"generator.base_url={server.base_url}", "generator.timeout_s=5", "generator.max_retries=0"]
         return compose_settings([*overrides, f"cache_dir={tmp_path / 'cache'}"])
 
     with FakeAnthropicServer(default=reply_for, api_key=KEY) as server:

@@ -10,7 +10,7 @@ import pytest
 from rag_bench.data.native import load_dataset
 from rag_bench.errors import ConfigError, DataError
 from rag_bench.label.cli import build_app
-from rag_bench.synthesize.config import compose_settings
+from rag_bench.synthesize.registry import compose_settings
 from rag_bench.synthesize.run import main, synthesize
 from rag_bench.testing import FakeEmbedder
 
@@ -145,6 +145,12 @@ def test_cli_prints_the_outcome(dataset, tmp_path, candidates_file, capsys):
 def test_bad_settings_and_bad_replay_lines_are_one_clear_error(dataset, tmp_path, candidates_file):
     with pytest.raises(ConfigError, match=r"generator=replay needs generator.path"):
         compose_settings(["generator=replay"])
+    with pytest.raises(ConfigError, match=r"Could not find 'generator/nope'.*anthropic, replay"):
+        compose_settings(["generator=nope"])
+    with pytest.raises(
+        ConfigError, match=r"generator.model is not a setting of generator=replay; its settings are: path"
+    ):
+        compose_settings(["generator.path=x", "generator.model=m"])
     with pytest.raises(ConfigError, match=r"checks.near_duplicate \(1.5\) must lie between 0 and 1"):
         compose_settings(["generator.path=x", "checks.near_duplicate=1.5"])
     path = tmp_path / "bad.jsonl"
