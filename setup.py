@@ -22,5 +22,6 @@ setup(
         "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl"],
         "rag_bench.embed": ["data/*/*"],
         "rag_bench.report": ["assets/*.css", "assets/*.js"],
+        "rag_bench.label": ["page.html"],
     },
 )

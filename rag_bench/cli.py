@@ -25,6 +25,9 @@ VERBS: dict[str, str] = {
     "import": "rag_bench.data.importers.cli:main",
     "check-generation": "rag_bench.generate.cli:main",
     "contextualize": "rag_bench.contextualize.cli:main",
+    "label": "rag_bench.label.cli:main",
+    "dataset-stats": "rag_bench.label.stats:main",
+    "synthesize": "rag_bench.synthesize.run:main",
 }
 
 

@@ -40,6 +40,7 @@ class Question:
     answer: str | None = None
     category: str | None = None
     split: str | None = None
+    source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
 
     @property
     def labelled(self) -> bool:

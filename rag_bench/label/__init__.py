@@ -1,0 +1,1 @@
+"""``rag-bench label``: a local web app to write and review labelled questions."""

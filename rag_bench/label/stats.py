@@ -1,0 +1,198 @@
+"""``rag-bench dataset-stats DATASET_DIR [--out FILE.md|FILE.json]``: the health of a question set.
+
+Counts questions per document (those with evidence in it, spans or relevant judgements) and
+per category, the unanswerable share, evidence lengths in characters, and each question's
+lexical overlap with its evidence (``rag_bench/label/overlap.py``). Percentiles are numpy's
+linear interpolation between order statistics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rag_bench.cache import atomic_write
+from rag_bench.data.bundled import bundled_names, dataset_folder
+from rag_bench.data.native import load_dataset
+from rag_bench.errors import ConfigError
+from rag_bench.label.overlap import copied_share
+from rag_bench.types import Dataset
+
+PERCENTILES = (10, 25, 50, 75, 90)
+BUCKETS = ((0.0, 0.25, "0-25%"), (0.25, 0.5, "25-50%"), (0.5, 0.75, "50-75%"), (0.75, 1.01, "75-100%"))
+MOSTLY_COPIED = 0.8
+SHOW_DOCUMENTS = 15
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """Summary of a list of numbers; every field None when the list is empty."""
+
+    count: int
+    mean: float | None
+    min: float | None
+    p10: float | None
+    p25: float | None
+    median: float | None
+    p75: float | None
+    p90: float | None
+    max: float | None
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Distribution:
+        if not values:
+            return cls(0, *([None] * 8))
+        data = np.asarray(values, dtype=np.float64)
+        cuts = [float(v) for v in np.percentile(data, PERCENTILES)]
+        return cls(len(data), float(data.mean()), float(data.min()), *cuts, float(data.max()))
+
+
+@dataclass(frozen=True)
+class Health:
+    """What ``dataset-stats`` reports about one question set."""
+
+    dataset: str
+    documents: int
+    questions: int
+    with_spans: int
+    judged_only: int
+    unanswerable: int
+    by_category: dict[str, dict[str, int]]  # category -> {questions, unanswerable}
+    by_document: dict[str, int]  # every document -> questions with evidence in it, most first
+    by_source: dict[str, int]
+    spans_per_question: dict[str, int]  # "1", "2", "3+"
+    evidence_chars: Distribution
+    copied_share: Distribution
+    copied_buckets: dict[str, int]
+    mostly_copied: int  # questions whose copied share >= MOSTLY_COPIED
+
+
+def health(dataset: Dataset) -> Health:
+    """The statistics of ``dataset``'s questions."""
+    texts = {d.id: d.text for d in dataset.documents}
+    qs = dataset.questions
+    per_doc = Counter({d.id: 0 for d in dataset.documents})
+    categories: dict[str, Counter] = {}
+    shares, lengths = [], []
+    for q in qs:
+        docs = {s.doc_id for s in q.spans} | {d for d, g in q.judgements.items() if g > 0}
+        per_doc.update(docs)
+        counts = categories.setdefault(q.category or "(none)", Counter())
+        counts["questions"] += 1
+        counts["unanswerable"] += not q.labelled
+        lengths.extend(len(s) for s in q.spans)
+        share = copied_share(q.text, [texts[s.doc_id][s.start : s.end] for s in q.spans]) if q.spans else None
+        if share is not None:
+            shares.append(share)
+    spans = Counter("3+" if len(q.spans) >= 3 else str(len(q.spans)) for q in qs if q.spans)
+    return Health(
+        dataset=dataset.name,
+        documents=len(dataset.documents),
+        questions=len(qs),
+        with_spans=sum(1 for q in qs if q.spans),
+        judged_only=sum(1 for q in qs if not q.spans and q.labelled),
+        unanswerable=sum(1 for q in qs if not q.labelled),
+        by_category={
+            c: {"questions": n["questions"], "unanswerable": n["unanswerable"]} for c, n in sorted(categories.items())
+        },
+        by_document=dict(sorted(per_doc.items(), key=lambda item: (-item[1], item[0]))),
+        by_source=dict(sorted(Counter(q.source or "(none)" for q in qs).items())),
+        spans_per_question={k: spans[k] for k in ("1", "2", "3+")},
+        evidence_chars=Distribution.of(lengths),
+        copied_share=Distribution.of(shares),
+        copied_buckets={name: sum(1 for s in shares if low <= s < high) for low, high, name in BUCKETS},
+        mostly_copied=sum(1 for s in shares if s >= MOSTLY_COPIED),
+    )
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part} ({100 * part / whole:.1f}%)" if whole else str(part)
+
+
+def _dist_row(d: Distribution, digits: int) -> list[str]:
+    values = (d.mean, d.min, d.p10, d.p25, d.median, d.p75, d.p90, d.max)
+    return [str(d.count), *("-" if v is None else f"{v:.{digits}f}" for v in values)]
+
+
+def tables(h: Health) -> list[tuple[str, list[str], list[list[str]]]]:
+    """(title, header, rows) of every table, shared by the console and Markdown renderings."""
+    n = h.questions
+    unused = sum(1 for v in h.by_document.values() if v == 0)
+    dist_header = ["", "n", "mean", "min", "p10", "p25", "median", "p75", "p90", "max"]
+    return [
+        ("Questions", ["", "count"], [
+            ["questions", str(n)],
+            ["with evidence spans", _pct(h.with_spans, n)],
+            ["judged documents only", _pct(h.judged_only, n)],
+            ["unanswerable (no evidence)", _pct(h.unanswerable, n)],
+            *[[f"spans per question: {k}", str(v)] for k, v in h.spans_per_question.items()],
+            *[[f"source: {k}", _pct(v, n)] for k, v in h.by_source.items()],
+        ]),
+        ("Distributions", dist_header, [
+            ["evidence length (characters)", *_dist_row(h.evidence_chars, 0)],
+            ["question terms copied from evidence (share)", *_dist_row(h.copied_share, 2)],
+        ]),
+        ("Lexical overlap with evidence", ["share of question terms in the evidence", "questions"], [
+            *[[name, str(v)] for name, v in h.copied_buckets.items()],
+            [f">= {MOSTLY_COPIED:.0%} (BM25 can match word for word)", _pct(h.mostly_copied, h.copied_share.count)],
+        ]),
+        ("By category", ["category", "questions", "unanswerable"], [
+            [c, _pct(v["questions"], n), str(v["unanswerable"])] for c, v in h.by_category.items()
+        ]),
+        (f"By document (top {SHOW_DOCUMENTS}; {unused} of {h.documents} documents hold no evidence)",
+         ["document", "questions"], [[d, str(v)] for d, v in list(h.by_document.items())[:SHOW_DOCUMENTS]]),
+    ]  # fmt: skip
+
+
+def console(h: Health) -> str:
+    """Plain-text tables for the terminal."""
+    out = [f"{h.dataset}: {h.questions} questions over {h.documents} documents"]
+    for title, header, rows in tables(h):
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        out += ["", title]
+        for row in [header, *rows]:
+            out.append(
+                "  ".join(
+                    c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+                ).rstrip()
+            )
+    return "\n".join(out)
+
+
+def markdown(h: Health) -> str:
+    """The same tables as Markdown."""
+    out = [f"# Question set health: {h.dataset}", "", f"{h.questions} questions over {h.documents} documents."]
+    for title, header, rows in tables(h):
+        out += ["", f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+FORMATS = {".md": markdown, ".json": lambda h: json.dumps(asdict(h), indent=2) + "\n"}
+
+
+def main(argv: Sequence[str]) -> int:
+    """Print the tables; with ``--out``, also write them (Markdown or JSON by the file's suffix)."""
+    parser = argparse.ArgumentParser(prog="rag-bench dataset-stats", description="Report a question set's health.")
+    parser.add_argument("dataset", help="dataset folder (or a bundled dataset name)")
+    parser.add_argument("--questions", type=Path, help="questions file (default DATASET/questions.jsonl)")
+    parser.add_argument("--out", type=Path, help="also write the report: FILE.md (Markdown) or FILE.json")
+    args = parser.parse_args(list(argv))
+    if args.out is not None and args.out.suffix not in FORMATS:
+        raise ConfigError(f"--out ({args.out}) must end in {' or '.join(FORMATS)}")
+    folder = Path(args.dataset)
+    if not folder.is_dir() and args.dataset in bundled_names():
+        folder = dataset_folder(args.dataset, None)
+    report = health(load_dataset(folder, questions=args.questions))
+    print(console(report))
+    if args.out is not None:
+        text = FORMATS[args.out.suffix](report).encode("utf-8")
+        atomic_write(args.out, lambda handle: handle.write(text))
+        print(f"\nwrote {args.out}")
+    return 0

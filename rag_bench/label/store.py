@@ -1,0 +1,198 @@
+"""The questions file the labelling app edits: checked like the loader, written atomically, never clobbered.
+
+The file's version is the sha256 of its bytes. Every write names the version it was based
+on; the file is read again under a lock, and a write whose version is not the file's
+current one (another editor saved it meanwhile) is refused with ``StaleVersion``. A write
+replaces, adds or removes exactly one line: every other line keeps its bytes, and the
+file's line ending (LF or CRLF), BOM and permissions are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_bench.cache import atomic_write
+from rag_bench.data.jsonl import BOM, parse_line
+from rag_bench.data.questions import QUESTION_FIELDS, parse_question
+from rag_bench.errors import DataError
+from rag_bench.types import Document, Question
+
+ORDER = ("id", "question", "evidence", "answer", "category", "split", "judgements", "source", "generator", "flags")
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+class StaleVersion(Exception):
+    """The file changed on disk since the version a write was based on."""
+
+    def __init__(self, path: Path, current: str) -> None:
+        self.current = current
+        super().__init__(
+            f"{path.name} changed on disk since you loaded it (now version {current[:12]}); "
+            "your change was not saved (fix: reload the questions and make the change again)"
+        )
+
+
+class UnknownQuestion(LookupError):
+    """No question with that id."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One question line: its row as written, the parsed question, its 1-based line number."""
+
+    row: dict
+    question: Question
+    line: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The file as read: version, raw lines, and the entries by id (file order)."""
+
+    version: str
+    lines: tuple[bytes, ...]  # without line ends; the first without its BOM
+    entries: Mapping[str, Entry]
+    newline: bytes
+    bom: bool
+
+
+class QuestionStore:
+    """``questions.jsonl`` of a dataset, read fresh for every request."""
+
+    def __init__(self, path: Path, documents: Mapping[str, Document]) -> None:
+        self.path = Path(path)
+        self.documents = documents
+        self._lock = threading.Lock()
+        self._retired: set[str] = set()  # ids deleted in this session: not handed out again
+
+    def read(self) -> Snapshot:
+        """The file now, every line checked by the loader's rules (a DataError names the bad line)."""
+        data = self.path.read_bytes() if self.path.exists() else b""
+        bom = data.startswith(BOM)
+        body = data[len(BOM) :] if bom else data
+        newline = b"\r\n" if b"\r\n" in body.split(b"\n", 1)[0] + b"\n" else b"\n"
+        lines = body.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        lines = [line.removesuffix(b"\r") for line in lines]
+        entries: dict[str, Entry] = {}
+        for number, raw in enumerate(lines, start=1):
+            if not raw.strip():
+                continue
+            row = parse_line(self.path, number, raw)
+            question = parse_question(row, self.documents, self.path, number)
+            if question.id in entries:
+                raise DataError(
+                    self.path,
+                    f"duplicate id {question.id!r} (first on line {entries[question.id].line})",
+                    line=number,
+                    field="id",
+                    fix="give every question a unique id",
+                )
+            entries[question.id] = Entry(row, question, number)
+        return Snapshot(hashlib.sha256(data).hexdigest(), tuple(lines), entries, newline, bom)
+
+    def create(self, row: dict, version: str) -> tuple[Entry, str]:
+        """Append a question (an id is assigned when the row has none); returns it and the new version."""
+        with self._lock:
+            snap = self._current(version)
+            row = dict(row) if isinstance(row, dict) else row
+            if isinstance(row, dict) and row.get("id") in (None, ""):
+                row["id"] = next_id([*snap.entries, *sorted(self._retired)])
+            entry = self._check(row, snap, line=len(snap.lines) + 1)
+            if entry.question.id in snap.entries:
+                raise DataError(
+                    self.path.name,
+                    f"{entry.question.id!r} is taken (line {snap.entries[entry.question.id].line})",
+                    field="id",
+                    fix="leave the id out to get a new one, or PUT /api/questions/<id> to change that question",
+                )
+            return entry, self._write(snap, [*snap.lines, encode(entry.row)])
+
+    def update(self, qid: str, row: dict, version: str) -> tuple[Entry, str]:
+        """Replace question ``qid``; the row's id, when given, must be ``qid``."""
+        with self._lock:
+            snap = self._current(version)
+            old = self._entry(snap, qid)
+            row = {"id": qid, **row} if isinstance(row, dict) and "id" not in row else row
+            entry = self._check(row, snap, line=old.line)
+            if entry.question.id != qid:
+                raise DataError(
+                    self.path.name,
+                    f"{entry.question.id!r} differs from the question being changed ({qid!r})",
+                    field="id",
+                    fix="send the same id, or create a new question and delete this one",
+                )
+            lines = list(snap.lines)
+            lines[old.line - 1] = encode(entry.row)
+            return entry, self._write(snap, lines)
+
+    def delete(self, qid: str, version: str) -> str:
+        """Remove question ``qid``; returns the new version."""
+        with self._lock:
+            snap = self._current(version)
+            old = self._entry(snap, qid)
+            version = self._write(snap, [line for i, line in enumerate(snap.lines, start=1) if i != old.line])
+            self._retired.add(qid)  # a new question under an old id would be paired with the old one by the gate
+            return version
+
+    def _current(self, version: str) -> Snapshot:
+        snap = self.read()
+        if version.strip('"') != snap.version:
+            raise StaleVersion(self.path, snap.version)
+        return snap
+
+    def _entry(self, snap: Snapshot, qid: str) -> Entry:
+        if qid not in snap.entries:
+            raise UnknownQuestion(f"no question {qid!r} in {self.path.name} (fix: reload the questions)")
+        return snap.entries[qid]
+
+    def _check(self, row: object, snap: Snapshot, line: int) -> Entry:
+        question = parse_question(row, self.documents, self.path.name)
+        ordered = {k: row[k] for k in ORDER if k in row}
+        ordered.update({k: v for k, v in row.items() if k not in ordered and k in QUESTION_FIELDS})
+        return Entry(ordered, question, line)
+
+    def _write(self, snap: Snapshot, lines: list[bytes]) -> str:
+        """Write ``lines`` in place of the file read as ``snap``, unless it changed meanwhile."""
+        data = (BOM if snap.bom else b"") + b"".join(line + snap.newline for line in lines)
+        mode = self.path.stat().st_mode & 0o7777 if self.path.exists() else 0o644
+
+        def fill(handle) -> None:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+
+        if self.read().version != snap.version:  # narrows the window to the rename itself
+            raise StaleVersion(self.path, self.read().version)
+        atomic_write(self.path, fill)
+        return hashlib.sha256(data).hexdigest()
+
+
+def encode(row: dict) -> bytes:
+    """One JSONL line (no line end), UTF-8 as written, non-ASCII kept readable."""
+    return json.dumps(row, ensure_ascii=False).encode("utf-8")
+
+
+def next_id(ids: list[str]) -> str:
+    """The next id in the file's most common ``<prefix><number>`` pattern (``kb-009`` -> ``kb-010``), else ``q1``."""
+    numbered = [m for m in map(_NUMBERED.match, ids) if m]
+    if not numbered:
+        candidate, n = "q{}", len(ids) + 1
+    else:
+        prefix = Counter(m.group(1) for m in numbered).most_common(1)[0][0]
+        mine = [m for m in numbered if m.group(1) == prefix]
+        width = max((len(m.group(2)) for m in mine if m.group(2).startswith("0")), default=1)
+        n = max(int(m.group(2)) for m in mine) + 1
+        candidate = prefix.replace("{", "{{").replace("}", "}}") + "{:0" + str(width) + "d}"
+    taken = set(ids)
+    while candidate.format(n) in taken:
+        n += 1
+    return candidate.format(n)

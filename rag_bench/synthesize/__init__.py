@@ -1,0 +1,1 @@
+"""``rag-bench synthesize``: generated candidate questions, checked before anyone reviews them."""
