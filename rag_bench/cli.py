@@ -52,7 +52,7 @@ def run_hydra(argv: list[str]) -> None:
 
     register()
     main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
-    sys.argv = [sys.argv[0], *argv]
+    sys.argv = [sys.argv[0], *map(group_alias, argv)]
     real_stderr, held = sys.stderr, io.StringIO()
     _JOB_STARTED.clear()
     _REAL_STDERR[:] = [real_stderr]
@@ -62,7 +62,10 @@ def run_hydra(argv: list[str]) -> None:
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
         if exc.code == 1 and not _JOB_STARTED:
-            print(f"rag-bench: error: {condense(held.getvalue())}", file=real_stderr)
+            from rag_bench.config import explain_unknown_key
+
+            message = explain_unknown_key(condense(held.getvalue()), argv)
+            print(f"rag-bench: error: {message}", file=real_stderr)
             held = io.StringIO()
             sys.exit(USAGE_ERROR)
         raise
@@ -76,6 +79,16 @@ def run_hydra(argv: list[str]) -> None:
 # which pickle the task function (joblib, submitit) can send it to other processes.
 _JOB_STARTED: list[bool] = []
 _REAL_STDERR: list = []
+
+
+# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
+GROUP_ALIASES = {"retrieval.index": "retrieval/index"}
+
+
+def group_alias(override: str) -> str:
+    """``override`` with a group alias on its left-hand side replaced by the group it names."""
+    key, sep, value = override.partition("=")
+    return f"{GROUP_ALIASES[key]}{sep}{value}" if sep and key in GROUP_ALIASES else override
 
 
 def task(cfg) -> float:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -11,23 +11,24 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.cache import digest
-from rag_bench.chunk.base import EmbeddingChunker
-from rag_bench.chunk.factory import build_chunker, chunk_dependencies
-from rag_bench.config import ChunkerConfig, Config, RerankerConfig
+from rag_bench.chunk.base import Warming
+from rag_bench.chunk.registry import build_chunker, chunk_dependencies
+from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
+from rag_bench.config import Config
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.registry import build_embedder
 from rag_bench.embed.store import embed_cached, texts_embedded
-from rag_bench.fuse.rrf import rrf
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker
-from rag_bench.retrieve import Candidates, Corpus, bm25_candidates, dense_candidates
+from rag_bench.rerank.settings import CutRerankerConfig
+from rag_bench.retrieve.base import Candidates, Corpus, Query
+from rag_bench.retrieve.registry import build_retriever
+from rag_bench.retrieve.resources import Resources
 from rag_bench.score.evaluate import Evaluation, evaluate
-from rag_bench.types import Dataset
+from rag_bench.types import Chunk, Dataset
 from rag_bench.workspace import Workspace, workspace
-
-INDEXES = {"bm25": ("bm25",), "dense": ("dense",), "hybrid": ("bm25", "dense")}
 
 
 @dataclass
@@ -58,19 +59,21 @@ class Stats:
 
 @dataclass
 class RunResult:
-    """Everything a run produced, before it is written out."""
+    """Everything a run produced, before it is written out.
+
+    ``stages`` holds each ranked list on the way to the final one, every one over ``chunks``:
+    the first-stage lists by retriever name ("bm25", "dense", ...), "fused" when a fusion ran,
+    and "reranked" when a reranker ran.
+    """
 
     config: Config
     dataset: Dataset
-    corpus: Corpus
+    chunks: Sequence[Chunk]  # the chunk table ``ranked`` indexes: the corpus for rag-bench's own indexes
     ranked: np.ndarray  # (n_questions, width) chunk indices, best first, -1 padded
     scores: np.ndarray  # (n_questions, width) final scores
     evaluation: Evaluation
     stats: Stats
-
-    @property
-    def chunks(self):
-        return self.corpus.chunks
+    stages: dict[str, Candidates] = field(default_factory=dict)
 
 
 def run(cfg: Config) -> RunResult:
@@ -88,44 +91,44 @@ def run(cfg: Config) -> RunResult:
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
-    questions = [q.text for q in dataset.questions]
-    runs = [first_stage(index, ws, cfg, embedder, corpus, questions, stats) for index in INDEXES[cfg.retrieval.mode]]
-    with stats.stage("fuse"):
-        if len(runs) == 1:
-            ranked, scores = runs[0].indices, runs[0].scores
-        else:
-            ranked, scores = rrf([r.indices for r in runs], cfg.retrieval.k_rrf, cfg.retrieval.weights)
+    resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
+    retriever = build_retriever(cfg.retrieval, resources)
+    found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
+    stages = add_retrieval_stats(stats, found, retriever.name)
+    ranked, scores = found.indices, found.scores
     if reranker is not None:
         with stats.stage("rerank"):
-            ranked, scores = rerank_all(reranker, ranked, questions, corpus.passages, cfg.reranker)
+            passages = corpus.passages if found.chunks is corpus.chunks else [c.indexed_text for c in found.chunks]
+            questions = [q.text for q in dataset.questions]
+            ranked, scores = rerank_all(reranker, ranked, questions, passages, cfg.reranker)
+        stages["reranked"] = Candidates(found.chunks, ranked, scores)
     with stats.stage("score"):
         evaluation = evaluate(
-            dataset, corpus.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed, cfg.budgets
+            dataset, found.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed, cfg.budgets
         )
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     stats.embedded = texts_embedded() - embedded_before
-    return RunResult(cfg, dataset, corpus, ranked, scores, evaluation, stats)
+    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages)
 
 
-def first_stage(index, ws, cfg, embedder, corpus, questions, stats) -> Candidates:
-    """Candidates from one index (``bm25`` or ``dense``), with their cost added to ``stats``."""
-    with stats.stage(index):
-        if index == "bm25":
-            found, cached = bm25_candidates(ws, cfg, corpus, questions)
-        else:
-            found, cached = dense_candidates(ws, cfg, embedder, corpus, questions)
-            stats.truncated = count_truncated(ws, embedder, corpus)
-    stats.reused[index] = cached
-    stats.index_bytes += found.index_bytes
-    if found.ann_recall is not None:
-        stats.ann_recall = found.ann_recall
-    if not cached:
-        stats.cache_hits += found.embedded.cache_hits
-    return found
+def add_retrieval_stats(stats: Stats, found: Candidates, name: str) -> dict[str, Candidates]:
+    """Add each first-stage list's cost to ``stats``; return the stages (first-stage lists, then "fused")."""
+    parts = dict(found.parts) if found.parts else {name: found}
+    for name, part in parts.items():
+        s = part.stats
+        stats.seconds[name] = stats.seconds.get(name, 0.0) + s.seconds
+        stats.reused[name] = s.reused
+        stats.index_bytes += s.index_bytes
+        stats.cache_hits += s.cache_hits
+        stats.truncated = max(stats.truncated, s.truncated)
+        if s.ann_recall is not None:
+            stats.ann_recall = s.ann_recall
+    stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
+    return {**parts, "fused": found} if found.parts else parts
 
 
-def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: RerankerConfig):
+def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: CutRerankerConfig):
     """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
     if hasattr(reranker, "prefetch"):
         reranker.prefetch(questions, [[passages[c] for c in row[: cfg.depth] if c >= 0] for row in ranked])
@@ -162,30 +165,23 @@ def chunk_dataset(
     when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the files they read.
     """
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
-    settings = {**asdict(cfg), "contexts": None, "manifest": None}  # files enter the key by content
-    key = digest("chunks", fingerprint, settings, chunk_dependencies(cfg, embedder, folder))
+    key = digest("chunks", fingerprint, chunk_dependencies(cfg, embedder, folder))
     store = ws.store(embedder, "document")
 
     def embed(texts):
         return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
 
     def compute():
-        chunker = build_chunker(cfg, embedder, embed, folder)
-        if isinstance(chunker, EmbeddingChunker):
+        tools = ChunkerTools(
+            token_spans=getattr(embedder, "token_spans", None),
+            special_tokens=getattr(embedder, "special_tokens", 0),
+            embed=embed,
+            folder=folder,
+        )
+        chunker = build_chunker(cfg, tools)
+        if isinstance(chunker, Warming):
             chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
     return Corpus(key, chunks), cached
-
-
-def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:
-    """Chunks whose indexed text exceeds the embedder's input limit (0 when it cannot count)."""
-    if not hasattr(embedder, "count_tokens"):
-        return 0
-    key = digest("truncated", corpus.key, embedder.name)
-
-    def count() -> int:
-        return int((embedder.count_tokens(corpus.passages) > embedder.max_tokens).sum())
-
-    return ws.remember("truncated", key, lambda: ws.cache.get_or_compute("truncated", key, count)[0])

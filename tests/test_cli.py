@@ -68,13 +68,15 @@ def test_second_identical_run_embeds_nothing(tmp_path):
             "Could not find 'retrieval/foo' Available options in 'retrieval': bm25, dense, hybrid",
         ),
         ("retrieval.mode=foo", "retrieval.mode ('foo') must be one of: bm25, dense, hybrid"),
-        ("chunker.sise=3", "Key 'sise' not in 'ChunkerConfig'"),
+        ("chunker.sise=3", "chunker.sise is not a setting of chunker=recursive; its settings are: prefix, contexts,"),
+        ("chunker=fixed chunker.piece_size=9", "chunker.piece_size is not a setting of chunker=fixed"),
+        ("reranker=none reranker.keep=3", "reranker.keep is not a setting of reranker=none"),
         ("ks=[0,5]", "ks ([0, 5]) must be a non-empty list of positive cut-offs"),
         ("dataset.name=nope", "dataset.name ('nope') is not a bundled dataset"),
     ],
 )
 def test_config_errors_are_one_line_and_exit_2(tmp_path, override, expected):
-    done = rag_bench("embedder=fake", override, f"hydra.run.dir={tmp_path / 'run'}", cache=tmp_path / "cache")
+    done = rag_bench("embedder=fake", *override.split(), f"hydra.run.dir={tmp_path / 'run'}", cache=tmp_path / "cache")
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "Traceback" not in done.stderr
     assert done.stderr.startswith("rag-bench: error: ") and expected in done.stderr
@@ -104,7 +106,7 @@ def test_bad_dataset_fails_cleanly_and_leaves_the_cache_intact(tmp_path):
 def test_hnsw_runs_report_their_recall_against_exact_search(tmp_path):
     pytest.importorskip("faiss")
     out = tmp_path / "run"
-    args = ("embedder=fake", "retrieval=dense", "retrieval.index=hnsw", "retrieval.hnsw_m=4", "retrieval.hnsw_ef=8")
+    args = ("embedder=fake", "retrieval=dense", "retrieval.index=hnsw", "retrieval.index.m=4", "retrieval.index.ef=8")
     done = rag_bench(*args, f"hydra.run.dir={out}", cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr
     metrics = json.loads((out / "metrics.json").read_text())

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.cache import default_cache_dir
-from rag_bench.config import ChunkerConfig, EmbedderConfig
+from rag_bench.chunk.registry import chunker_config
 from rag_bench.data.native import load_dataset
-from rag_bench.embed.registry import build_embedder
+from rag_bench.embed.registry import build_embedder, embedder_config
 from rag_bench.pipeline import chunk_dataset
 from rag_bench.score.spans import intersection_size, size, union
 from rag_bench.types import Chunk, Question
@@ -82,8 +82,10 @@ def row_chunks(native: Path, row: str) -> list[Chunk]:
     """The chunks a row indexed (from the chunk cache the run filled)."""
     chunker, size_, overlap, *piece = row.split("-")
     piece_size = int(piece[0]) if piece else PIECE_SIZE
-    cfg = ChunkerConfig(chunker, int(size_), float(overlap), "tokens", piece_size=piece_size)
-    embedder = build_embedder(EmbedderConfig())
+    settings = {"size": int(size_), "unit": "tokens"}
+    settings |= {"piece_size": piece_size} if chunker == "cluster" else {"overlap": float(overlap)}
+    cfg = chunker_config(chunker, **settings)
+    embedder = build_embedder(embedder_config("local"))
     return chunk_dataset(workspace(None), load_dataset(native), cfg, embedder, native)[0].chunks
 
 

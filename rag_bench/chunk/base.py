@@ -1,23 +1,19 @@
-"""The chunking stage: its protocol, its registry, and the shared chunk builder."""
+"""The chunking stage: its protocol and the chunk builders the chunkers share."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol, runtime_checkable
 
-import numpy as np
-
-from rag_bench.chunk.cluster import ClusterSplitter
 from rag_bench.chunk.contexts import Contexts
-from rag_bench.chunk.fixed import fixed_windows
-from rag_bench.chunk.langchain import langchain_ranges
 from rag_bench.chunk.prefix import prefixer
-from rag_bench.chunk.recursive import recursive_ranges
-from rag_bench.chunk.semantic import SemanticSplitter
-from rag_bench.chunk.sentence import sentence_ranges
-from rag_bench.chunk.units import TokenSpans, Units, measure
+from rag_bench.chunk.settings import ChunkerTools, Embed
+from rag_bench.chunk.units import Units, measure
 from rag_bench.types import Chunk, Document
+
+# (text, units, size, overlap) -> character ranges
+Ranges = Callable[[str, Units, int, int], list[tuple[int, int]]]
 
 
 class Chunker(Protocol):
@@ -26,15 +22,11 @@ class Chunker(Protocol):
     def split(self, doc: Document) -> list[Chunk]: ...
 
 
-# name -> function (text, units, size, overlap) -> character ranges
-STRATEGIES: dict[str, Callable[[str, Units, int, int], list[tuple[int, int]]]] = {
-    "fixed": lambda text, units, size, overlap: fixed_windows(units, size, overlap),
-    "recursive": recursive_ranges,
-    "sentence": sentence_ranges,
-    "langchain": langchain_ranges,
-}
+@runtime_checkable
+class Warming(Protocol):
+    """A chunker that can do its expensive work for all documents at once before ``split`` (one batch)."""
 
-Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows (document mode)
+    def warm(self, docs: Sequence[Document]) -> None: ...
 
 
 class Splitter(Protocol):
@@ -47,56 +39,49 @@ class Splitter(Protocol):
     def ranges(self, text: str, units: Units, embed: Embed) -> list[tuple[int, int]]: ...
 
 
-# name -> factory(chunker settings) -> Splitter: the strategies that need the embedder
-EMBEDDING_STRATEGIES: dict[str, Callable[[Any], Splitter]] = {
-    "semantic": lambda cfg: SemanticSplitter(cfg.max_size or cfg.size, cfg.threshold_percentile, cfg.window),
-    "cluster": lambda cfg: ClusterSplitter(cfg.size, cfg.piece_size),
-}
-
-
 @dataclass(frozen=True)
 class RangeChunker:
-    """A chunker that computes character ranges with one of ``STRATEGIES``."""
+    """A chunker that computes character ranges with a ``Ranges`` function."""
 
-    strategy: str
+    ranges: Ranges
     size: int
     overlap: int
     unit: str = "chars"
     prefix: str = "none"
-    token_spans: TokenSpans | None = None
-    special_tokens: int = 0
-    contexts: Contexts | None = None  # read when prefix == "contexts"
+    tools: ChunkerTools = ChunkerTools()
 
     def split(self, doc: Document) -> list[Chunk]:
-        units = measure(doc.text, self.unit, self.token_spans, self.special_tokens)
-        ranges = STRATEGIES[self.strategy](doc.text, units, self.size, self.overlap)
-        return build_chunks(doc, ranges, self.prefix, self.contexts)
+        units = measure_units(doc, self.unit, self.tools)
+        return build_chunks(
+            doc, self.ranges(doc.text, units, self.size, self.overlap), self.prefix, self.tools.contexts
+        )
 
 
 @dataclass(frozen=True)
 class EmbeddingChunker:
-    """A chunker whose ranges come from a ``Splitter`` that embeds parts of the text with ``embed``."""
+    """A chunker whose ranges come from a ``Splitter`` that embeds parts of the text with ``tools.embed``."""
 
     splitter: Splitter
-    embed: Embed
     unit: str = "chars"
     prefix: str = "none"
-    token_spans: TokenSpans | None = None
-    special_tokens: int = 0
-    contexts: Contexts | None = None
+    tools: ChunkerTools = ChunkerTools()
 
     def split(self, doc: Document) -> list[Chunk]:
-        units = measure(doc.text, self.unit, self.token_spans, self.special_tokens)
-        return build_chunks(doc, self.splitter.ranges(doc.text, units, self.embed), self.prefix, self.contexts)
+        units = measure_units(doc, self.unit, self.tools)
+        ranges = self.splitter.ranges(doc.text, units, self.tools.embed)
+        return build_chunks(doc, ranges, self.prefix, self.tools.contexts)
 
     def warm(self, docs: Sequence[Document]) -> None:
         """Embed what splitting ``docs`` needs in one call (one progress bar; then ``split`` hits the cache)."""
         texts = []
         for doc in docs:
-            units = measure(doc.text, self.unit, self.token_spans, self.special_tokens)
-            texts.extend(self.splitter.parts(doc.text, units))
+            texts.extend(self.splitter.parts(doc.text, measure_units(doc, self.unit, self.tools)))
         if texts:
-            self.embed(texts)
+            self.tools.embed(texts)
+
+
+def measure_units(doc: Document, unit: str, tools: ChunkerTools) -> Units:
+    return measure(doc.text, unit, tools.token_spans, tools.special_tokens)
 
 
 def build_chunks(
@@ -117,8 +102,3 @@ def build_chunks(
         seen.add((start, end))
         chunks.append(Chunk(doc.id, start, end, stripped, prefix_at(start, end)))
     return chunks
-
-
-def resolve_overlap(size: int, overlap: float) -> int:
-    """Overlap in units: ``overlap`` itself, or a fraction of ``size`` when below 1."""
-    return round(overlap * size) if 0 < overlap < 1 else int(overlap)

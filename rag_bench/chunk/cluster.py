@@ -23,11 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from rag_bench.chunk.recursive import recursive_ranges
+from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig
 from rag_bench.chunk.units import Units
+from rag_bench.errors import ConfigError
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
 # (starts of candidate chunks, end) -> reward of each chunk [start, end) of pieces
@@ -121,3 +124,25 @@ def best_segmentation(first: Sequence[int], reward: Reward) -> list[tuple[int, i
         segments.append((int(back[j]), j))
         j = int(back[j])
     return segments[::-1]
+
+
+@dataclass
+class ClusterConfig(SizedChunkerConfig):
+    name: str = "cluster"
+    size: int = 1400  # with pieces of 300: a mean chunk of ~680 characters on kestrel-kb (embedder=local)
+    piece_size: int = 300  # units per piece that the dynamic programme groups
+
+    embeds: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.floor <= self.piece_size <= self.size:
+            raise ConfigError(
+                f"chunker.piece_size ({self.piece_size}) must lie between {self.floor} and chunker.size ({self.size})"
+            )
+
+
+def build(cfg: ClusterConfig, tools: ChunkerTools):
+    from rag_bench.chunk.base import EmbeddingChunker
+
+    return EmbeddingChunker(ClusterSplitter(cfg.size, cfg.piece_size), cfg.unit, cfg.prefix, tools)

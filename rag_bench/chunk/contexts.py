@@ -121,20 +121,6 @@ def read_contexts(path: str | Path, fix: str = FIX) -> Contexts:
     return Contexts(path, (entry for _, entry in entries.values()), fix)
 
 
-def contextualize_fix(chunker) -> str:
-    """The advice for a missing context, naming the chunker settings (a ``ChunkerConfig``) to pass."""
-    keys = ["size", "overlap", "unit"] + {
-        "semantic": ["max_size", "threshold_percentile", "window"],
-        "cluster": ["piece_size"],
-    }.get(chunker.name, [])
-    values = {k: "null" if getattr(chunker, k) is None else getattr(chunker, k) for k in keys}
-    settings = " ".join([f"chunker={chunker.name}", *(f"chunker.{k}={v}" for k, v in values.items())])
-    return (
-        f"run `rag-bench contextualize {settings}` with this run's dataset and embedder settings "
-        "and pass the file it writes as chunker.contexts"
-    )
-
-
 def write_contexts(path: str | Path, entries: Iterable[ContextEntry]) -> int:
     """Write ``entries`` to ``path`` atomically (temporary file, then rename); returns how many."""
     path = Path(path)

@@ -20,16 +20,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
 from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
 
-from rag_bench.anthropic_messages import MessagesClient
+from rag_bench.api.anthropic import MessagesClient
 from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import ContextEntry, document_hash, read_contexts, write_contexts
 from rag_bench.chunk.prefix import heading_trail
-from rag_bench.config import ChunkerConfig, DatasetConfig, EmbedderConfig
+from rag_bench.config import DatasetConfig
+from rag_bench.config import register as register_stages
 from rag_bench.errors import ConfigError
 from rag_bench.index.analyzers import ENGLISH_STOPWORDS, identifier_tokens
 from rag_bench.types import Chunk, Document
@@ -68,8 +71,8 @@ class ContextGeneratorConfig:
 @dataclass
 class ContextualizeConfig:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
-    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
-    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    chunker: Any = MISSING  # a chunker's settings (chunk/registry.py)
+    embedder: Any = MISSING  # an embedder's settings (embed/registry.py)
     generator: ContextGeneratorConfig = field(default_factory=ContextGeneratorConfig)
     out: str | None = None  # null = results/contexts/<dataset>-<chunker>-<size><unit>-<generator>.jsonl
     merge: bool = False  # keep the contexts of other chunks already in ``out``
@@ -78,6 +81,7 @@ class ContextualizeConfig:
 
 def register() -> None:
     """Make the schema known to Hydra as ``rag_bench_contextualize_schema`` (configs/contextualize/config.yaml)."""
+    register_stages()  # the chunker and embedder schemas
     ConfigStore.instance().store(name=SCHEMA_NAME, node=ContextualizeConfig)
 
 

@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rag_bench.chunk.base import Chunker, RangeChunker
+from rag_bench.chunk.settings import ChunkerTools, OverlapChunkerConfig
 from rag_bench.chunk.units import Units
+
+
+@dataclass
+class FixedConfig(OverlapChunkerConfig):
+    name: str = "fixed"
+
+
+def build(cfg: FixedConfig, tools: ChunkerTools) -> Chunker:
+    return RangeChunker(fixed_ranges, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, tools)
+
+
+def fixed_ranges(text: str, units: Units, size: int, overlap: int) -> list[tuple[int, int]]:
+    return fixed_windows(units, size, overlap)
 
 
 def fixed_windows(units: Units, size: int, overlap: int) -> list[tuple[int, int]]:

@@ -7,12 +7,32 @@ This chunker returns those chunks with their offsets unchanged (no whitespace tr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.chunk.prefix import prefixer
+from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
 from rag_bench.data.jsonl import field, read_jsonl
 from rag_bench.errors import DataError
 from rag_bench.types import Chunk, Document
+
+MANIFEST = "chunks.jsonl"  # written by `rag-bench import prechunked`
+
+
+@dataclass
+class GivenConfig(ChunkerConfig):
+    name: str = "given"
+    manifest: str | None = None  # the chunk manifest; null = chunks.jsonl in the dataset folder
+
+    def manifest_path(self, folder: Path | None) -> Path:
+        return Path(self.manifest) if self.manifest else Path(folder or ".") / MANIFEST
+
+    def files(self, folder: Path | None) -> dict[str, Path]:
+        return {**super().files(folder), "manifest": self.manifest_path(folder)}
+
+
+def build(cfg: GivenConfig, tools: ChunkerTools) -> GivenChunker:
+    return GivenChunker(cfg.manifest_path(tools.folder), cfg.prefix, tools.contexts)
 
 
 class GivenChunker:

@@ -26,9 +26,22 @@ Example (chars, size 8, overlap 0): "ab. cd. ef" cuts at "." into "ab", ". cd", 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rag_bench.chunk.base import Chunker, RangeChunker
+from rag_bench.chunk.settings import ChunkerTools, OverlapChunkerConfig
 from rag_bench.chunk.units import Units
 
 SEPARATORS = ("\n\n", "\n", ".", "?", "!", " ", "")
+
+
+@dataclass
+class LangChainConfig(OverlapChunkerConfig):
+    name: str = "langchain"
+
+
+def build(cfg: LangChainConfig, tools: ChunkerTools) -> Chunker:
+    return RangeChunker(langchain_ranges, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, tools)
 
 
 def langchain_ranges(text: str, units: Units, size: int, overlap: int) -> list[tuple[int, int]]:

@@ -9,8 +9,11 @@ the pieces are then packed greedily into chunks (``merge_pieces``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from rag_bench.chunk.base import Chunker, RangeChunker
 from rag_bench.chunk.merge import merge_pieces
+from rag_bench.chunk.settings import ChunkerTools, OverlapChunkerConfig
 from rag_bench.chunk.units import Units
 
 # Cut points, coarsest first; a cut falls at the end of each match.
@@ -22,6 +25,15 @@ SEPARATORS = (
     re.compile(r"(?<=[;:,])\s+"),  # clause
     re.compile(r"\s+"),  # word
 )
+
+
+@dataclass
+class RecursiveConfig(OverlapChunkerConfig):
+    name: str = "recursive"
+
+
+def build(cfg: RecursiveConfig, tools: ChunkerTools) -> Chunker:
+    return RangeChunker(recursive_ranges, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, tools)
 
 
 def recursive_ranges(text: str, units: Units, size: int, overlap: int) -> list[tuple[int, int]]:

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from rag_bench.chunk.merge import merge_pieces
 from rag_bench.chunk.recursive import split_range
 from rag_bench.chunk.sentence import sentence_spans
+from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig
 from rag_bench.chunk.units import Units
+from rag_bench.errors import ConfigError
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
 
@@ -86,3 +89,32 @@ def cap(text: str, start: int, end: int, units: Units, max_size: int) -> list[tu
     if units.count(start, end) <= max_size:
         return [(start, end)]
     return merge_pieces(split_range(text, start, end, units, max_size, 0), units, max_size, 0)
+
+
+@dataclass
+class SemanticConfig(SizedChunkerConfig):
+    name: str = "semantic"
+    size: int = 1000  # with percentile 2: a mean chunk of ~685 characters on kestrel-kb (embedder=local)
+    max_size: int | None = None  # most units in a chunk; null = size
+    threshold_percentile: float = 2.0  # cut where neighbour similarity is below this percentile
+    window: int = 1  # sentences embedded on each side of a sentence
+
+    embeds: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 <= self.threshold_percentile <= 100:
+            raise ConfigError(f"chunker.threshold_percentile ({self.threshold_percentile}) must lie between 0 and 100")
+        if self.window < 0:
+            raise ConfigError(f"chunker.window ({self.window}) must not be negative")
+        if self.max_size is not None and self.max_size < self.floor:
+            raise ConfigError(
+                f"chunker.max_size ({self.max_size}) must be at least {self.floor}, or null for chunker.size"
+            )
+
+
+def build(cfg: SemanticConfig, tools: ChunkerTools):
+    from rag_bench.chunk.base import EmbeddingChunker
+
+    splitter = SemanticSplitter(cfg.max_size or cfg.size, cfg.threshold_percentile, cfg.window)
+    return EmbeddingChunker(splitter, cfg.unit, cfg.prefix, tools)

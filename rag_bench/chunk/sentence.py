@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from rag_bench.chunk.base import Chunker, RangeChunker
 from rag_bench.chunk.merge import merge_pieces
 from rag_bench.chunk.recursive import split_range
+from rag_bench.chunk.settings import ChunkerTools, OverlapChunkerConfig
 from rag_bench.chunk.units import Units
 
 # A sentence ends at . ! or ? (plus closing quotes/brackets) before whitespace, or at a line break.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\n+")
+
+
+@dataclass
+class SentenceConfig(OverlapChunkerConfig):
+    name: str = "sentence"
+
+
+def build(cfg: SentenceConfig, tools: ChunkerTools) -> Chunker:
+    return RangeChunker(sentence_ranges, cfg.size, cfg.overlap_units, cfg.unit, cfg.prefix, tools)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -19,6 +19,40 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
         """(len(texts), dimension) float32, rows of unit length."""
         ...
+
+
+@runtime_checkable
+class TokenCounting(Protocol):
+    """An embedder that can count a text's tokens against its input limit (truncated chunks are reported)."""
+
+    max_tokens: int
+
+    def count_tokens(self, texts: Sequence[str]) -> np.ndarray:
+        """(len(texts),) int64 tokens per text before truncation."""
+        ...
+
+
+@runtime_checkable
+class Tokenizing(Protocol):
+    """An embedder whose tokenizer measures chunk sizes (``chunker.unit=tokens``)."""
+
+    special_tokens: int  # tokens every encoding adds ([CLS], [SEP])
+
+    def token_spans(self, text: str) -> np.ndarray:
+        """(n_tokens, 2) character offsets of the tokens of ``text``, special tokens left out."""
+        ...
+
+
+@runtime_checkable
+class Truncatable(Protocol):
+    """An embedder built at its largest (Matryoshka) dimension when ``matryoshka`` is True: smaller
+    dimensions are prefixes of its vectors, renormalised."""
+
+    matryoshka: bool
+
+
+def is_matryoshka(embedder: Embedder) -> bool:
+    return isinstance(embedder, Truncatable) and embedder.matryoshka
 
 
 def normalise(vectors: np.ndarray) -> np.ndarray:

@@ -42,3 +42,16 @@ class PCA:
     def apply(self, vectors: np.ndarray) -> np.ndarray:
         """(n, dimension) unit vectors: centred, projected, renormalised."""
         return normalise((np.asarray(vectors, np.float32) - self.mean) @ self.axes.T)
+
+
+def reduce_dimension(
+    docs: np.ndarray, queries: np.ndarray, target: int, matryoshka: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Document and query vectors at ``target`` dimensions: unchanged at the native one, else truncated
+    (a Matryoshka model) or projected on a PCA fitted on the documents."""
+    if target == docs.shape[1]:
+        return docs, queries
+    if matryoshka:
+        return truncate(docs, target), truncate(queries, target)
+    pca = PCA.fit(docs, target)
+    return pca.apply(docs), pca.apply(queries)

@@ -7,7 +7,7 @@ connection errors) are retried by the SDK ``max_retries`` times with backoff.
 
 from __future__ import annotations
 
-from rag_bench.anthropic_messages import MessagesClient
+from rag_bench.api.anthropic import MessagesClient
 from rag_bench.generate.base import Answer
 from rag_bench.generate.config import GeneratorConfig
 from rag_bench.generate.prompt import Prompt

@@ -8,12 +8,26 @@ read once per query block.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from rag_bench.index.base import IndexConfig, IndexContext
 from rag_bench.index.topk import StreamingTopK
 
 QUERY_BLOCK = 1024  # queries per tile
 CHUNK_BLOCK = 8192  # chunks per tile: a 1024 x 8192 float32 tile is 32 MiB
+
+
+@dataclass
+class ExactIndexConfig(IndexConfig):
+    """``retrieval.index=exact``: every chunk scored, nothing approximated."""
+
+    name: str = "exact"
+
+
+def build(cfg: ExactIndexConfig, vectors: np.ndarray, context: IndexContext) -> DenseIndex:
+    return DenseIndex(vectors)
 
 
 class DenseIndex:

@@ -9,9 +9,13 @@ thread, so the same vectors and settings always give the same graph and the same
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
 from rag_bench.errors import ConfigError
+from rag_bench.index.base import IndexConfig, IndexContext
 
 
 def _faiss():  # the faiss module, imported on first use
@@ -19,10 +23,32 @@ def _faiss():  # the faiss module, imported on first use
         import faiss
     except ImportError:
         raise ConfigError(
-            "retrieval.index (hnsw) needs faiss, which is not installed; "
+            "retrieval.index=hnsw needs faiss, which is not installed; "
             "install it with: pip install 'rag-bench[ann]', or use retrieval.index=exact"
         ) from None
     return faiss
+
+
+@dataclass
+class HNSWConfig(IndexConfig):
+    """``retrieval.index=hnsw``: faiss HNSW graph (the ``ann`` extra); its recall against exact is reported."""
+
+    name: str = "hnsw"
+    m: int = 32  # graph neighbours per node
+    ef: int = 128  # search breadth (higher = better recall, slower)
+    ef_construction: int = 200  # build breadth
+
+    approximate: ClassVar[bool] = True
+    search_keys: ClassVar[tuple[str, ...]] = ("ef",)
+
+    def __post_init__(self) -> None:
+        for key in ("m", "ef", "ef_construction"):
+            if getattr(self, key) < 2:
+                raise ConfigError(f"retrieval.index.{key} ({getattr(self, key)}) must be an integer >= 2")
+
+
+def build(cfg: HNSWConfig, vectors: np.ndarray, context: IndexContext) -> HNSWIndex:
+    return HNSWIndex(vectors, M=cfg.m, ef=cfg.ef, ef_construction=cfg.ef_construction)
 
 
 class HNSWIndex:

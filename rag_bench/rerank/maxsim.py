@@ -78,10 +78,9 @@ class MaxSimReranker:
 
 
 def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:
-    """The reranker a ``RerankerConfig`` with ``name: maxsim`` describes (``model`` names the embedder)."""
+    """The reranker a ``MaxSimConfig`` describes (``model`` names the embedder)."""
     from rag_bench.cache import default_cache_dir
-    from rag_bench.config import EmbedderConfig
-    from rag_bench.embed.registry import build_embedder
+    from rag_bench.embed.registry import build_embedder, embedder_config
 
     name = cfg.model or "local"
     if name not in EMBEDDER_NAMES:
@@ -89,4 +88,4 @@ def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:
             f"reranker.model ({name!r}) must be one of: {', '.join(EMBEDDER_NAMES)} for reranker=maxsim"
             " (the embedder that embeds sentences)"
         )
-    return MaxSimReranker(build_embedder(EmbedderConfig(name=name)), cache or DiskCache(default_cache_dir()))
+    return MaxSimReranker(build_embedder(embedder_config(name)), cache or DiskCache(default_cache_dir()))

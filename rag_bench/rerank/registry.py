@@ -1,15 +1,24 @@
 """Rerankers by config name (``reranker=none|voyage|maxsim|fake``); ``none`` keeps the fused order.
 
-A factory is called as ``factory(cfg, cache)``: ``cfg`` a ``RerankerConfig``, ``cache`` the run's
+A builder is called as ``build(cfg, cache)``: ``cfg`` the reranker's settings, ``cache`` the run's
 ``DiskCache`` (or None: the default cache folder) for rerankers that keep scores or vectors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rag_bench.cache import DiskCache
 from rag_bench.rerank.base import Reranker
+from rag_bench.rerank.settings import (
+    FakeRerankerConfig,
+    MaxSimConfig,
+    NoRerankerConfig,
+    RerankerConfig,
+    VoyageRerankerConfig,
+)
+from rag_bench.variants import settings_of
 
 
 def _fake(cfg, cache: DiskCache | None = None) -> Reranker:
@@ -30,15 +39,26 @@ def _maxsim(cfg, cache: DiskCache | None = None) -> Reranker:
     return build(cfg, cache)
 
 
-RERANKERS: dict[str, Callable[..., Reranker] | None] = {
-    "none": None,
-    "voyage": _voyage,
-    "maxsim": _maxsim,
-    "fake": _fake,
+@dataclass(frozen=True)
+class RerankerEntry:
+    schema: type[RerankerConfig]
+    build: Callable[..., Reranker] | None  # None: no reranking
+
+
+RERANKERS: dict[str, RerankerEntry] = {
+    "none": RerankerEntry(NoRerankerConfig, None),
+    "voyage": RerankerEntry(VoyageRerankerConfig, _voyage),
+    "maxsim": RerankerEntry(MaxSimConfig, _maxsim),
+    "fake": RerankerEntry(FakeRerankerConfig, _fake),
 }
 
 
-def build_reranker(cfg, cache: DiskCache | None = None) -> Reranker | None:
-    """The reranker named by ``cfg.name`` (a ``RerankerConfig``), or None for ``none``."""
-    factory = RERANKERS[cfg.name]
-    return None if factory is None else factory(cfg, cache)
+def reranker_config(name: str, **settings) -> RerankerConfig:
+    """The checked settings of reranker ``name`` (its schema's defaults, then ``settings``)."""
+    return settings_of("reranker", name, RERANKERS, settings)
+
+
+def build_reranker(cfg: RerankerConfig, cache: DiskCache | None = None) -> Reranker | None:
+    """The reranker ``cfg`` describes, or None for ``none``."""
+    build = RERANKERS[cfg.name].build
+    return None if build is None else build(cfg, cache)

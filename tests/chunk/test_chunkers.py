@@ -1,27 +1,38 @@
 import string
+from dataclasses import fields
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.chunk.base import RangeChunker, resolve_overlap
 from rag_bench.chunk.fixed import fixed_windows
 from rag_bench.chunk.prefix import heading_trail
+from rag_bench.chunk.registry import CHUNKERS, build_chunker, chunker_config
+from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig, resolve_overlap
 from rag_bench.chunk.units import measure
 from rag_bench.testing import FakeEmbedder
 from rag_bench.types import Document
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 texts = st.text(alphabet=ALPHABET, min_size=0, max_size=600)
-STRATEGIES = ["fixed", "recursive", "langchain", "sentence"]
+# every registered chunker that cuts any text by size (``given`` reproduces a manifest instead)
+STRATEGIES = sorted(name for name, entry in CHUNKERS.items() if issubclass(entry.schema, SizedChunkerConfig))
 UNITS = ["chars", "words", "tokens"]
 
 
 def chunker(strategy, unit, size, overlap, prefix="none"):
     fake = FakeEmbedder()
-    return RangeChunker(
-        strategy, size, overlap, unit, prefix, fake.token_spans, special_tokens=2 if unit == "tokens" else 0
-    )
+    settings = {"unit": unit, "size": size, "prefix": prefix, "overlap": overlap}
+    names = {f.name for f in fields(CHUNKERS[strategy].schema)}
+    settings = {k: v for k, v in settings.items() if k in names}  # semantic and cluster have no overlap
+    if "piece_size" in names:
+        settings["piece_size"] = max(size // 3, 3 if unit == "tokens" else 1)
+    tools = ChunkerTools(fake.token_spans, 2 if unit == "tokens" else 0, lambda texts: fake.embed(texts, "document"))
+    return build_chunker(chunker_config(strategy, **settings), tools)
+
+
+def test_the_shared_properties_cover_every_sized_chunker():
+    assert {"fixed", "recursive", "langchain", "sentence", "semantic", "cluster"} <= set(STRATEGIES)
 
 
 @settings(max_examples=150, deadline=None)

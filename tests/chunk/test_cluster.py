@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from rag_bench.chunk.base import EmbeddingChunker
 from rag_bench.chunk.cluster import ClusterSplitter, best_segmentation, first_starts, matrix_reward, vector_reward
+from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.chunk.units import measure
-from rag_bench.config import ChunkerConfig
 from rag_bench.errors import ConfigError
 from rag_bench.testing import FakeEmbedder
 from rag_bench.types import Document
@@ -75,7 +76,9 @@ def test_first_starts_respect_the_size_in_units():
 def test_cluster_chunker_groups_topics():
     text = "cats purr cats nap. cats purr cats nap. dogs bark dogs dig. dogs bark dogs dig."
     fake = FakeEmbedder()
-    chunker = EmbeddingChunker(ClusterSplitter(size=45, piece_size=20), lambda t: fake.embed(t, "document"))
+    chunker = EmbeddingChunker(
+        ClusterSplitter(size=45, piece_size=20), tools=ChunkerTools(embed=lambda t: fake.embed(t, "document"))
+    )
     chunks = chunker.split(Document("d", text))
     assert [c.text for c in chunks] == [
         "cats purr cats nap. cats purr cats nap.",
@@ -93,7 +96,9 @@ def test_cluster_chunker_groups_topics():
 def test_offsets_are_exact_with_the_fake_embedder(text, unit, size, share):
     fake = FakeEmbedder(16)
     splitter = ClusterSplitter(size, max(1, int(size * share)))
-    chunker = EmbeddingChunker(splitter, lambda t: fake.embed(t, "document"), unit, token_spans=fake.token_spans)
+    chunker = EmbeddingChunker(
+        splitter, unit, tools=ChunkerTools(fake.token_spans, embed=lambda t: fake.embed(t, "document"))
+    )
     chunks = chunker.split(Document("d", text))
     covered = set()
     for c in chunks:
@@ -107,4 +112,4 @@ def test_offsets_are_exact_with_the_fake_embedder(text, unit, size, share):
 
 def test_piece_size_must_fit_the_chunk_size():
     with pytest.raises(ConfigError, match=r"chunker.piece_size \(900\) must lie between 1 and chunker.size \(800\)"):
-        ChunkerConfig(name="cluster", size=800, piece_size=900)
+        chunker_config("cluster", size=800, piece_size=900)

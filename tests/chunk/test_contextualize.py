@@ -19,7 +19,9 @@ from rag_bench.chunk.contextualize import (
     main,
     top_terms,
 )
-from rag_bench.config import ChunkerConfig, Config, DatasetConfig, EmbedderConfig
+from rag_bench.chunk.registry import chunker_config
+from rag_bench.config import Config, DatasetConfig
+from rag_bench.embed.registry import embedder_config
 from rag_bench.errors import ConfigError
 from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
 from rag_bench.pipeline import run
@@ -49,8 +51,8 @@ def tiny(tmp_path):
 def settings_for(tiny, tmp_path, **generator):
     return ContextualizeConfig(
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
-        chunker=ChunkerConfig(name="recursive", size=60),
-        embedder=EmbedderConfig(name="fake"),
+        chunker=chunker_config("recursive", size=60),
+        embedder=embedder_config("fake"),
         generator=ContextGeneratorConfig(**generator),
         out=str(tmp_path / "ctx.jsonl"),
         cache_dir=str(tmp_path / "cache"),
@@ -98,10 +100,10 @@ def test_offline_end_to_end_on_annual_report(tmp_path):
     assert all(line["context"].startswith("Corvid Dynamics plc: Annual Report and Accounts 2023") for line in lines)
     config = Config(
         dataset=DatasetConfig(name="annual-report"),
-        chunker=ChunkerConfig(
-            name="semantic", size=600, threshold_percentile=2.0, prefix="contexts", contexts=str(out)
+        chunker=chunker_config(
+            "semantic", size=600, threshold_percentile=2.0, prefix="contexts", contexts=str(out)
         ),  # configs/chunker/semantic.yaml's percentile
-        embedder=EmbedderConfig(name="fake"),
+        embedder=embedder_config("fake"),
         cache_dir=str(tmp_path / "cache"),
         bootstrap=10,
     )
@@ -118,7 +120,7 @@ def test_bad_setting_is_one_clear_error():
 def test_merge_keeps_other_chunkers_contexts(tiny, tmp_path):
     settings = settings_for(tiny, tmp_path)
     _, first, _ = contextualize(settings)
-    settings.chunker = ChunkerConfig(name="fixed", size=20)
+    settings.chunker = chunker_config("fixed", size=20)
     settings.merge = True
     path, total, _ = contextualize(settings)
     assert total > first and len(read_contexts(path)) == total

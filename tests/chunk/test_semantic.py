@@ -7,9 +7,10 @@ from hypothesis import strategies as st
 
 from rag_bench.cache import DiskCache
 from rag_bench.chunk.base import EmbeddingChunker
+from rag_bench.chunk.registry import chunker_config
 from rag_bench.chunk.semantic import SemanticSplitter, breakpoints, content_sentences, sentence_windows
+from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.chunk.units import measure
-from rag_bench.config import ChunkerConfig
 from rag_bench.errors import ConfigError
 from rag_bench.pipeline import chunk_dataset
 from rag_bench.testing import FakeEmbedder
@@ -28,7 +29,7 @@ def pets(texts):
 
 def split(text, splitter, unit="chars", embed=pets):
     fake = FakeEmbedder()
-    chunker = EmbeddingChunker(splitter, embed, unit, token_spans=fake.token_spans, special_tokens=0)
+    chunker = EmbeddingChunker(splitter, unit, tools=ChunkerTools(fake.token_spans, 0, embed))
     return chunker.split(Document("d", text))
 
 
@@ -75,9 +76,9 @@ def test_one_sentence_needs_no_embedding():
 def test_offsets_are_exact_with_the_fake_embedder(text, unit, max_size, percentile, window):
     fake = FakeEmbedder(16)
     splitter = SemanticSplitter(max_size, percentile, window)
-    chunks = EmbeddingChunker(splitter, lambda t: fake.embed(t, "document"), unit, token_spans=fake.token_spans).split(
-        Document("d", text)
-    )
+    chunks = EmbeddingChunker(
+        splitter, unit, tools=ChunkerTools(fake.token_spans, embed=lambda t: fake.embed(t, "document"))
+    ).split(Document("d", text))
     covered = set()
     for c in chunks:
         assert text[c.start : c.end] == c.text and c.text == c.text.strip() and c.text
@@ -92,7 +93,7 @@ def test_offsets_are_exact_with_the_fake_embedder(text, unit, max_size, percenti
 def test_pipeline_embeds_through_the_vector_cache_once(tmp_path):
     ws = Workspace(DiskCache(tmp_path))
     dataset = Dataset("t", (Document("a", TEXT), Document("b", "One thing. Another thing.")), ())
-    cfg = ChunkerConfig(name="semantic", size=100, threshold_percentile=50, window=0)
+    cfg = chunker_config("semantic", size=100, threshold_percentile=50, window=0)
     fake = FakeEmbedder()
     corpus, cached = chunk_dataset(ws, dataset, cfg, fake)
     assert not cached and [c.text for c in corpus.chunks][:1] == ["Cats purr. Cats nap."]
@@ -110,12 +111,12 @@ def test_pipeline_embeds_through_the_vector_cache_once(tmp_path):
         ({"threshold_percentile": 101}, "chunker.threshold_percentile (101) must lie between 0 and 100"),
         ({"window": -1}, "chunker.window (-1) must not be negative"),
         ({"max_size": 0}, "chunker.max_size (0) must be at least 1"),
-        ({"overlap": 10}, "chunker.overlap (10) must be 0 for chunker=semantic"),
+        ({"overlap": 10}, "chunker.overlap is not a setting of chunker=semantic"),
     ],
 )
 def test_settings_are_checked(options, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        ChunkerConfig(name="semantic", **options)
+        chunker_config("semantic", **options)
 
 
 def test_max_size_counts_the_configured_units():

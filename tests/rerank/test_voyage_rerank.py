@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from rag_bench.cache import DiskCache
-from rag_bench.config import RerankerConfig
 from rag_bench.errors import ConfigError, ServiceError
 from rag_bench.fakes.voyage_server import FakeVoyageServer, Fault
 from rag_bench.rerank.base import rerank
-from rag_bench.rerank.registry import build_reranker
+from rag_bench.rerank.registry import build_reranker, reranker_config
 from rag_bench.rerank.voyage import VoyageReranker
 
 KEY = "pa-test-key-0c4a9d"
@@ -26,7 +25,7 @@ def server(monkeypatch):
 
 def reranker(server, cache_dir, **overrides) -> VoyageReranker:
     settings = {"model": "rerank-2.5", "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return build_reranker(RerankerConfig(name="voyage", **{**settings, **overrides}), DiskCache(cache_dir))
+    return build_reranker(reranker_config("voyage", **{**settings, **overrides}), DiskCache(cache_dir))
 
 
 def test_scores_come_back_in_passage_order(server, tmp_path):

@@ -1,4 +1,4 @@
-"""The Anthropic Messages API for the two steps that call an LLM (check-generation, contextualize).
+"""The Anthropic Messages API for the steps that call an LLM (check-generation, contextualize).
 
 One place for what both need: the key (from ``ANTHROPIC_API_KEY`` only, never written), the
 official SDK imported lazily (the optional ``generate`` extra), and API failures turned into
@@ -15,7 +15,7 @@ KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
 class MessagesClient:
-    """An SDK client built from a generator config (``model``, ``base_url``, ``max_retries``, ``timeout``)."""
+    """An SDK client from a generator config: ``model``, ``base_url``, ``max_retries`` and the timeout."""
 
     def __init__(self, cfg, otherwise: str) -> None:
         """``otherwise`` completes the missing-key message, e.g. "or use generator=offline"."""

@@ -1,0 +1,111 @@
+"""The retrieval seam: a ``Retriever`` returns, per question, ranked candidate chunks with scores.
+
+rag-bench's own BM25 and dense retrievers, a fusion of any retrievers, and (later) external
+ones all sit behind it, so every metric, report and the gate work the same on each. A
+retriever's candidates index into a chunk table: the corpus's chunks for rag-bench's own
+indexes, or chunks the retriever names itself (an external service's passages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from omegaconf import MISSING
+
+from rag_bench.errors import ConfigError
+from rag_bench.types import Chunk, Question
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The chunks of one dataset under one chunker, and the key that names them."""
+
+    key: str
+    chunks: list[Chunk]
+
+    @cached_property
+    def passages(self) -> list[str]:
+        """The indexed text (prefix and source) of every chunk, built once per corpus."""
+        return [c.indexed_text for c in self.chunks]
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a retriever is asked for one question: its text, embedded in ``input_type`` mode by dense retrievers.
+
+    ``input_type="document"`` embeds the text as a passage (a hypothetical answer, HyDE).
+    """
+
+    id: str  # the question's id
+    text: str
+    input_type: str = "query"
+
+    @classmethod
+    def of(cls, question: Question) -> Query:
+        return cls(question.id, question.text)
+
+
+@dataclass(frozen=True)
+class RetrievalStats:
+    """What producing one candidate list cost."""
+
+    index_bytes: int = 0
+    embedded: int = 0  # texts newly embedded for it
+    cache_hits: int = 0  # chunk and question vectors served from the cache
+    truncated: int = 0  # chunks longer than the embedder's input limit
+    ann_recall: float | None = None  # approximate index: share of the exact top depth it found
+    seconds: float = 0.0
+    reused: bool = False  # the whole list came from the cache
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Ranked candidates of every question: (n_questions, width) int64 chunk indices (-1 padded) and scores.
+
+    ``parts`` holds the first-stage lists a fusion combined (by retriever name), indexed into
+    the same ``chunks``, so a report can show where each candidate ranked in each list.
+    """
+
+    chunks: Sequence[Chunk]
+    indices: np.ndarray
+    scores: np.ndarray
+    stats: RetrievalStats = RetrievalStats()
+    parts: Mapping[str, Candidates] = field(default_factory=dict)
+
+
+class Retriever(Protocol):
+    """Ranks chunks for each query (one per question, in question order); ``name`` labels its list."""
+
+    name: str
+
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates: ...
+
+
+@runtime_checkable
+class Keyed(Protocol):
+    """A retriever whose candidate lists may be cached: ``cache_key`` names all they depend on.
+
+    Besides the queries and the depth, which the cache adds itself.
+    """
+
+    def cache_key(self) -> tuple: ...
+
+
+@dataclass
+class RetrievalConfig:
+    """Every retriever: its mode (the option's name) and how many candidates it returns per question."""
+
+    mode: str = MISSING
+    depth: int = 20  # candidates taken from each index
+
+    def __post_init__(self) -> None:
+        if self.depth < 1:
+            raise ConfigError(f"retrieval.depth ({self.depth}) must be at least 1")
+        for klass in type(self).__mro__:  # each settings mixin checks its own keys
+            check = vars(klass).get("check")
+            if check is not None:
+                check(self)

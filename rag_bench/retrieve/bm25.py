@@ -1,0 +1,60 @@
+"""BM25 retrieval over the corpus's chunks (``retrieval=bm25``, and BM25's list in a fusion)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rag_bench.cache import digest
+from rag_bench.chunk.settings import one_of
+from rag_bench.index.analyzers import ANALYZERS, get_analyzer
+from rag_bench.index.bm25 import VARIANTS, BM25Index
+from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig, RetrievalStats
+from rag_bench.retrieve.resources import Resources
+
+
+@dataclass
+class BM25Settings:
+    """BM25's own settings (also keys of ``retrieval=hybrid``)."""
+
+    analyzer: str = "identifier"  # identifier keeps INC-2023-Q4-011 whole; english adds stopwords + stemming
+    k1: float = 1.5
+    b: float = 0.75
+    bm25_variant: str = "okapi"  # okapi = rank-bm25's BM25Okapi scores; lucene = Lucene/Anserini's
+
+    def check(self) -> None:
+        one_of("retrieval.bm25_variant", self.bm25_variant, VARIANTS)
+        one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))
+
+
+@dataclass
+class BM25Config(BM25Settings, RetrievalConfig):
+    mode: str = "bm25"
+
+
+class BM25Retriever:
+    """Okapi BM25 (or Lucene's variant) top ``depth`` chunks per question."""
+
+    name = "bm25"
+
+    def __init__(self, cfg: BM25Settings, resources: Resources) -> None:
+        self.cfg, self.resources = cfg, resources
+
+    def cache_key(self) -> tuple:
+        c = self.cfg
+        return ("bm25", self.resources.corpus.key, c.analyzer, c.k1, c.b, c.bm25_variant)
+
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
+        c, corpus = self.cfg, self.resources.corpus
+        analyze = get_analyzer(c.analyzer)
+
+        def build() -> BM25Index:
+            return BM25Index.build([analyze(p) for p in corpus.passages], k1=c.k1, b=c.b, variant=c.bm25_variant)
+
+        index = self.resources.workspace.remember("bm25", digest(*self.cache_key()), build)
+        indices, scores = index.search([analyze(q.text) for q in queries], depth)
+        return Candidates(corpus.chunks, indices, scores, RetrievalStats(index_bytes=index.nbytes))
+
+
+def build(cfg: BM25Settings, resources: Resources) -> BM25Retriever:
+    return BM25Retriever(cfg, resources)

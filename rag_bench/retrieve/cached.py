@@ -1,0 +1,57 @@
+"""Candidate lists through the disk cache, keyed in one place.
+
+key = sha256("candidates", retriever.cache_key(), queries (id, text, input type), depth): a retriever names what
+its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
+cache adds the queries and the depth. A hit skips the index build and every embedding.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from rag_bench.cache import DiskCache, digest
+from rag_bench.retrieve.base import Candidates, Corpus, Keyed, Query, RetrievalStats, Retriever
+from rag_bench.types import Chunk
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """A cached list: the corpus's chunks are not stored again (``chunks`` None), a retriever's own are."""
+
+    indices: np.ndarray
+    scores: np.ndarray
+    stats: RetrievalStats
+    chunks: Sequence[Chunk] | None
+
+
+class CachedRetriever:
+    """``inner``'s lists, computed once per (cache key, questions, depth) and then read back."""
+
+    def __init__(self, inner: Retriever, cache: DiskCache, corpus: Corpus) -> None:
+        self.inner, self.cache, self.corpus = inner, cache, corpus
+        self.name = inner.name
+
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
+        start = time.perf_counter()
+        key = digest("candidates", self.inner.cache_key(), [(q.id, q.text, q.input_type) for q in queries], depth)
+        stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(queries, depth))
+        stats = stored.stats
+        if reused:  # nothing was embedded or looked up this time
+            stats = replace(stats, embedded=0, cache_hits=0, reused=True)
+        stats = replace(stats, seconds=time.perf_counter() - start)
+        chunks = self.corpus.chunks if stored.chunks is None else stored.chunks
+        return Candidates(chunks, stored.indices, stored.scores, stats)
+
+    def _compute(self, queries: Sequence[Query], depth: int) -> _Stored:
+        found = self.inner.retrieve(queries, depth)
+        own = None if found.chunks is self.corpus.chunks else list(found.chunks)
+        return _Stored(found.indices, found.scores, found.stats, own)
+
+
+def cached(retriever: Retriever, cache: DiskCache, corpus: Corpus) -> Retriever:
+    """``retriever`` behind the candidate cache when it is ``Keyed``, else itself (timed by its caller)."""
+    return CachedRetriever(retriever, cache, corpus) if isinstance(retriever, Keyed) else retriever

@@ -1,0 +1,88 @@
+"""Retrievers by config name (``retrieval=bm25|dense|hybrid``): each one's settings schema and builder.
+
+A retriever's own settings are a dataclass mixed into ``RetrievalConfig`` (``BM25Settings`` +
+``RetrievalConfig`` = ``BM25Config``). ``retrieval=hybrid`` fuses the retrievers that
+``retrieval.fuse`` names; its schema is the fusion settings plus every fusable retriever's own
+settings, flat (``retrieval.analyzer``, ``retrieval.index``), built here from the entries, so a
+retriever registered here can be fused with no other change.
+
+Adding a retriever: a module with its settings dataclass and ``build(cfg, resources) -> Retriever``,
+one entry here, and ``configs/retrieval/<name>.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, make_dataclass
+
+from rag_bench.errors import ConfigError
+from rag_bench.retrieve import bm25, dense
+from rag_bench.retrieve.base import RetrievalConfig, Retriever
+from rag_bench.retrieve.cached import cached
+from rag_bench.retrieve.fusion import FusionRetriever, FusionSettings
+from rag_bench.retrieve.resources import Resources
+from rag_bench.variants import settings_of
+
+
+@dataclass(frozen=True)
+class RetrieverEntry:
+    schema: type[RetrievalConfig]
+    build: Callable[[RetrievalConfig, Resources], Retriever]
+    settings: type | None = None  # its own settings mixin; None: it cannot be fused (hybrid itself)
+
+
+RETRIEVERS: dict[str, RetrieverEntry] = {
+    "bm25": RetrieverEntry(bm25.BM25Config, bm25.build, bm25.BM25Settings),
+    "dense": RetrieverEntry(dense.DenseConfig, dense.build, dense.DenseSettings),
+}
+_HYBRID: dict[tuple, type] = {}
+
+
+def hybrid_schema() -> type[RetrievalConfig]:
+    """``HybridConfig``: mode, depth, the fusion settings, then each fusable retriever's settings, flat."""
+    mixins = tuple(e.settings for e in RETRIEVERS.values() if e.settings is not None)
+    if mixins not in _HYBRID:
+        names = [f.name for mixin in mixins for f in fields(mixin)]
+        clash = sorted({n for n in names if names.count(n) > 1})
+        if clash:
+            raise TypeError(f"retrievers' settings share keys {clash}: each key of retrieval=hybrid must be unique")
+        schema = make_dataclass(
+            "HybridConfig",
+            [("mode", str, field(default="hybrid"))],
+            bases=(*reversed(mixins), FusionSettings, RetrievalConfig),
+        )
+        schema.__module__ = __name__
+        _HYBRID[mixins] = schema
+    return _HYBRID[mixins]
+
+
+def _build_hybrid(cfg, resources: Resources) -> Retriever:
+    fusable = [name for name, entry in RETRIEVERS.items() if entry.settings is not None]
+    unknown = [name for name in cfg.fuse if name not in fusable]
+    if unknown:
+        raise ConfigError(f"retrieval.fuse names {unknown[0]!r}; it must name retrievers among: {', '.join(fusable)}")
+    children = [build_retriever(child_config(cfg, name), resources) for name in cfg.fuse]
+    return FusionRetriever(children, cfg.weights, cfg.k_rrf)
+
+
+def child_config(cfg: RetrievalConfig, name: str) -> RetrievalConfig:
+    """The settings of fused retriever ``name``: its own keys taken from the hybrid settings ``cfg``."""
+    schema = RETRIEVERS[name].schema
+    values = {f.name: getattr(cfg, f.name) for f in fields(schema) if f.name != "mode"}
+    return schema(**values)
+
+
+def entries() -> dict[str, RetrieverEntry]:
+    """Every retrieval option, ``hybrid`` (over the fusable ones) included."""
+    return {**RETRIEVERS, "hybrid": RetrieverEntry(hybrid_schema(), _build_hybrid)}
+
+
+def retrieval_config(mode: str, **settings) -> RetrievalConfig:
+    """The checked settings of retrieval ``mode`` (its schema's defaults, then ``settings``)."""
+    return settings_of("retrieval", mode, entries(), settings)
+
+
+def build_retriever(cfg: RetrievalConfig, resources: Resources) -> Retriever:
+    """The retriever ``cfg`` describes; lists that can be cached are read from / written to the cache."""
+    retriever = entries()[cfg.mode].build(cfg, resources)
+    return cached(retriever, resources.workspace.cache, resources.corpus)

@@ -1,0 +1,19 @@
+"""What a retriever is built with: the run's workspace, corpus, embedder and dataset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rag_bench.embed.base import Embedder
+from rag_bench.retrieve.base import Corpus
+from rag_bench.types import Dataset
+from rag_bench.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class Resources:
+    workspace: Workspace
+    corpus: Corpus
+    dataset: Dataset
+    embedder: Embedder | None = None
+    dimension: int | None = None  # embedder.dimension as configured (null = the model's native one)
