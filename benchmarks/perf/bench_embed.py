@@ -71,8 +71,8 @@ def measure_set(texts: list[str], sessions: dict[int, ort.InferenceSession], tok
     variants = {("ours", 0): lambda: ours.embed(texts)}
     for threads, sess in sessions.items():
         for batch in BATCH_SIZES:
-            variants[(f"plain, {threads} thread{'s' * (threads > 1)}", batch)] = (
-                lambda s=sess, b=batch: plain_loop(s, tokenizer, texts, b)
+            variants[(f"plain, {threads} thread{'s' * (threads > 1)}", batch)] = lambda s=sess, b=batch: plain_loop(
+                s, tokenizer, texts, b
             )
     outputs = {name: fn() for name, fn in variants.items()}  # warm-up, and the vectors to compare
     reference = outputs[("plain, 1 thread", 1)]

@@ -149,12 +149,17 @@ def _work(stats: dict) -> dict[str, float]:
         "chunks": chunks,
         "mean_chunk_chars": _number(mean_chars),
         "index_bytes": stats.get("index_bytes", np.nan),
-        "seconds": _total(stats.get("seconds", {})),
+        "seconds": _total(_stages(stats.get("seconds", {}))),
         "embedded": stats.get("embedded", np.nan),
         "cache_hits": stats.get("cache_hits", np.nan),
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
     }
+
+
+def _stages(seconds: dict) -> dict:
+    """Per-stage seconds without the steps inside a stage ("bm25 build" is part of "bm25")."""
+    return {k: v for k, v in seconds.items() if k.rsplit(" ", 1)[0] == k or k.rsplit(" ", 1)[0] not in seconds}
 
 
 def _total(value: object) -> float:

@@ -111,3 +111,11 @@ def test_group_choice_and_config_value_win_over_the_raw_override(tmp_path, make_
     assert list(table["retrieval"]) == ["dense", "hybrid"]
     assert list(table["retrieval.weights"]) == ["[1.0, 2.0]", "[1.0, 1.0]"]
     assert list(table["chunker.size"]) == [400, 400]  # config.yaml says what ran
+
+
+def test_sweep_seconds_count_steps_inside_a_stage_once():
+    from rag_bench.report.sweep import _work
+
+    # "bm25 build" and "bm25 search" are parts of "bm25"; "chunk" has no steps: 1.0 + 0.25
+    seconds = {"bm25": 1.0, "bm25 build": 0.4, "bm25 search": 0.5, "chunk": 0.25}
+    assert _work({"seconds": seconds})["seconds"] == 1.25
