@@ -232,7 +232,8 @@ def ready() -> bool:
     """
     if search_batch.signatures:
         return True
-    index_path = getattr(getattr(search_batch, "_cache", None), "_index_path", None)
+    cache_file = getattr(getattr(search_batch, "_cache", None), "_cache_file", None)
+    index_path = getattr(cache_file, "_index_path", None)
     return isinstance(index_path, str) and os.path.exists(index_path)
 
 
