@@ -12,7 +12,8 @@ NO_NUMBA = not kernels.available()
 
 def run_python(code: str, numba_cache: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "NUMBA_CACHE_DIR": numba_cache}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600, check=True)
+    command = [sys.executable, "-c", code]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=True)
 
 
 def test_numpy_estimate_by_hand():
