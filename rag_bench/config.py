@@ -32,6 +32,14 @@ DEFAULT_CHOICES = {"chunker": "recursive", "embedder": "local", "retrieval": "hy
 NAME_KEYS = {"chunker": "name", "embedder": "name", "retrieval": "mode", "reranker": "name"}
 
 
+def objective_name(config: Config) -> str:
+    """The metric returned to Hydra's sweepers: ``objective`` when set (it must be measured), else ndcg@10,
+    or ndcg at the largest cut-off when 10 is not in ``ks``."""
+    if config.objective is not None:
+        return config.objective
+    return "ndcg@10" if 10 in config.ks else f"ndcg@{max(config.ks)}"
+
+
 def groups() -> dict[str, dict]:
     """Each config group's options (name -> entry with a ``schema``), the nested dense-index group included."""
     return {
@@ -61,7 +69,7 @@ class Config:
     cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
     seed: int = 0  # bootstrap seed
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals
-    objective: str = "ndcg@10"  # the metric a run returns to Hydra sweepers (Optuna maximises it)
+    objective: str | None = None  # the metric a run returns to Hydra sweepers; null = ndcg@10 (see objective_name)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
 
     def __post_init__(self) -> None:
@@ -72,7 +80,8 @@ class Config:
         for group, name in DEFAULT_CHOICES.items():
             if getattr(self, group) == MISSING:
                 setattr(self, group, options[group][name].schema())
-        parse_metric(self.objective)
+        if self.objective is not None:
+            parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
         if min(self.budgets, default=1) < 1:
@@ -91,24 +100,26 @@ def register() -> None:
             store.store(group=f"schema/{group}", name=name, node=entry.schema)
 
 
-def explain_unknown_key(message: str, overrides: Sequence[str] = ()) -> str:
+def explain_unknown_key(message: str, overrides: Sequence[str] = (), extra: dict | None = None) -> str:
     """Hydra's "Key 'x' not in 'FixedConfig'" as "chunker.x is not a setting of chunker=fixed; its settings are ...".
 
-    Also a nested group the chosen option lacks (``retrieval=bm25 retrieval.index=hnsw``).
+    Also a nested group the chosen option lacks (``retrieval=bm25 retrieval.index=hnsw``). ``extra``: a
+    verb's own groups ({group: {name: entry}}) besides the run's.
     """
+    known = {**groups(), **(extra or {})}
     nested = re.search(r"Could not override '(\w+)/(\w+)'\. No match in the defaults list", message)
     if nested is not None:
         parent, key = nested.groups()
         chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0] == parent]
-        name = chosen[-1] if chosen else DEFAULT_CHOICES[parent]
-        entry = groups()[parent].get(name)
+        name = chosen[-1] if chosen else DEFAULT_CHOICES.get(parent)
+        entry = known.get(parent, {}).get(name)
         if entry is not None:
             return not_a_setting(parent, name, key, [f.name for f in fields(entry.schema)])
     found = re.search(r"Key '([^']+)' not in '([^']+)'", message)
     if found is None:
         return message
     key, schema = found.groups()
-    for group, options in groups().items():
+    for group, options in known.items():
         for name, entry in options.items():
             if entry.schema.__name__ == schema:
                 return not_a_setting(group.replace("/", "."), name, key, [f.name for f in fields(entry.schema)])

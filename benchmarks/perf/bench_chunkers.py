@@ -24,9 +24,10 @@ from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.local import MAX_TOKENS, MiniLMEmbedder
-from rag_bench.embed.store import VectorStore, embed_cached, texts_embedded
+from rag_bench.cache import DiskCache
+from rag_bench.embed.store import VectorStore, embed_cached
 from rag_bench.pipeline import chunk_dataset
-from rag_bench.workspace import workspace
+from rag_bench.workspace import Workspace
 
 SECOND_SIZE = {"semantic": 600, "cluster": 1000}  # the second sweep point's chunker.size
 GOAL = 2.0
@@ -48,17 +49,17 @@ def main() -> None:
     for name in ("semantic", "cluster"):
         load = os.getloadavg()[0]
         with tempfile.TemporaryDirectory() as tmp:
-            ws = workspace(os.path.join(tmp, "cache"))
-            before, start = texts_embedded(), time.perf_counter()
+            ws = Workspace(DiskCache(os.path.join(tmp, "cache")))
+            start = time.perf_counter()
             corpus, _ = chunk_dataset(ws, dataset, chunker_config(name), embedder)
-            chunking, chunk_embedded = time.perf_counter() - start, texts_embedded() - before
-            fresh = VectorStore(workspace(os.path.join(tmp, "chunks")).cache, embedder.name, 384, "document")
+            chunking, chunk_embedded = time.perf_counter() - start, ws.tally.embedded
+            fresh = VectorStore(DiskCache(os.path.join(tmp, "chunks")), embedder.name, 384, "document")
             start = time.perf_counter()
             embed_cached(embedder, fresh, corpus.passages, "document", "embedding chunks")
             embedding = time.perf_counter() - start
-            before = texts_embedded()
+            before = ws.tally.embedded
             second, _ = chunk_dataset(ws, dataset, chunker_config(name, size=SECOND_SIZE[name]), embedder)
-            again = texts_embedded() - before
+            again = ws.tally.embedded - before
         parts = parts_of(name, dataset, embedder)
         part_tokens = int(embedder.count_tokens(parts).clip(max=MAX_TOKENS).sum())
         chunk_tokens = int(embedder.count_tokens(corpus.passages).clip(max=MAX_TOKENS).sum())
