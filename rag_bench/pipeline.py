@@ -124,6 +124,8 @@ def add_retrieval_stats(stats: Stats, found: Candidates, name: str) -> dict[str,
     for name, part in parts.items():
         s = part.stats
         stats.seconds[name] = stats.seconds.get(name, 0.0) + s.seconds
+        for step, seconds in ({} if s.reused else s.steps).items():  # e.g. "bm25 build", "bm25 search"
+            stats.seconds[f"{name} {step}"] = stats.seconds.get(f"{name} {step}", 0.0) + seconds
         stats.reused[name] = s.reused
         stats.index_bytes += s.index_bytes
         stats.cache_hits += s.cache_hits

@@ -1,9 +1,10 @@
 """Run every performance benchmark, each in a fresh process, and print every ratio with PASS/FAIL.
 
 Usage: python benchmarks/perf/run_all.py [--only bm25,dense,...]
-Exit status 1 when any goal fails. OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from
-the benchmarks' environment (this command only), so numpy's OpenBLAS picks its own kernel
-for this CPU; the kernel each side runs is printed (threadpoolctl).
+Exit status 1 when any goal fails; goals with no benchmark yet are listed as not measured.
+OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from the benchmarks' environment (this
+command only), so numpy's OpenBLAS picks its own kernel for this CPU; the kernel each side
+runs is printed (threadpoolctl).
 """
 
 from __future__ import annotations
@@ -28,7 +29,17 @@ SCRIPTS = {
     "memory": "bench_memory.py",
     "scaling": "bench_scaling.py",
     "hnsw": "bench_hnsw.py",
+    # "Speed where the user waits" goals, S1-S3 (S4 and S5 are listed in NOT_MEASURED)
+    "bm25-cli": "bench_bm25_cli.py",
+    "embed": "bench_embed.py",
+    "chunkers": "bench_chunkers.py",
 }
+NOT_MEASURED = [
+    "[S4 warm sweep] warm 24-point sweep >= 20x its cold run, 0 texts embedded: not measured yet "
+    "(needs the CLI/Hydra layer now being restructured; benchmarks/sweep_reuse.py measures the 10x goal)",
+    "[S5 backends] pgvector/Chroma build, p95 latency, recall vs exact; report.html with 10,000 questions "
+    "in Chromium under 2 s: not measured yet (the backends and the explorer are not built yet)",
+]
 
 
 def run(name: str, env: dict[str, str]) -> list[Check]:
@@ -54,6 +65,8 @@ def main() -> int:
     print(f"\n== Summary ({time.perf_counter() - start:.0f} s)")
     for check in checks:
         print(f"   {check.line()}")
+    for line in NOT_MEASURED:
+        print(f"   ----  {line}")
     failed = [c for c in checks if not c.passed]
     print(f"   {len(checks) - len(failed)} of {len(checks)} checks pass" + (f"; {len(failed)} FAIL" if failed else ""))
     return 1 if failed else 0

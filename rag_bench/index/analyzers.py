@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
 # PyStemmer wraps the Snowball C library (libstemmer): ~10x faster than the pure-Python
 # snowballstemmer, and its "porter" algorithm is the original Porter (1980) stemmer that
@@ -47,6 +48,40 @@ def _stemmer() -> Stemmer.Stemmer:
     return stemmer
 
 
+def normalize(text: str) -> str:
+    """Curly apostrophes folded to "'", then lower case: what both analyzers do before splitting."""
+    return text.translate(_APOSTROPHES).lower()
+
+
+def identifier_split(text: str) -> list[str]:
+    """``identifier_tokens`` of an already normalized text."""
+    return [text] if text.isalnum() else _IDENTIFIER.findall(text)  # one run of letters/digits: itself
+
+
+def english_split(text: str) -> list[str]:
+    """``english_tokens`` of an already normalized text."""
+    words = _ENGLISH_WORD.findall(text)
+    # EnglishPossessiveFilter: strip a trailing "'s" ("protein's" -> "protein").
+    kept = [w[:-2] if w.endswith("'s") else w for w in words]
+    return _stemmer().stemWords([w for w in kept if w not in ENGLISH_STOPWORDS])
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """text -> index terms: ``normalize`` the text (character by character), then ``split`` it into terms.
+
+    Both steps respect whitespace (no term spans it, and normalizing does not look across it),
+    so a corpus can be normalized in one call and split word by word (``terms.py``).
+    """
+
+    name: str
+    normalize: Callable[[str], str]
+    split: Callable[[str], list[str]]
+
+    def __call__(self, text: str) -> list[str]:
+        return self.split(self.normalize(text))
+
+
 def identifier_tokens(text: str) -> list[str]:
     """Lowercased alphanumeric runs joined by inner '-', '_', '.', '/', "'": "ERR_4021." -> ["err_4021"].
 
@@ -54,7 +89,7 @@ def identifier_tokens(text: str) -> list[str]:
     contractions stay one token ("don't"); other punctuation, and any joiner not flanked by
     letters/digits on both sides, separates tokens ("C++" -> "c", "a--b" -> "a", "b").
     """
-    return _IDENTIFIER.findall(text.translate(_APOSTROPHES).lower())
+    return identifier_split(normalize(text))
 
 
 def english_tokens(text: str) -> list[str]:
@@ -66,19 +101,16 @@ def english_tokens(text: str) -> list[str]:
     Porter's reference code also maps "-logi" -> "-log" and "-bli" -> "-ble" ("biology" gives
     "biologi" here, "biolog" in Lucene).
     """
-    words = _ENGLISH_WORD.findall(text.translate(_APOSTROPHES).lower())
-    # EnglishPossessiveFilter: strip a trailing "'s" ("protein's" -> "protein").
-    kept = [w[:-2] if w.endswith("'s") else w for w in words]
-    return _stemmer().stemWords([w for w in kept if w not in ENGLISH_STOPWORDS])
+    return english_split(normalize(text))
 
 
-ANALYZERS: dict[str, Callable[[str], list[str]]] = {
-    "english": english_tokens,
-    "identifier": identifier_tokens,
+ANALYZERS: dict[str, Analyzer] = {
+    "english": Analyzer("english", normalize, english_split),
+    "identifier": Analyzer("identifier", normalize, identifier_split),
 }
 
 
-def get_analyzer(name: str) -> Callable[[str], list[str]]:
+def get_analyzer(name: str) -> Analyzer:
     """The analyzer called ``name``; ConfigError naming the allowed ones otherwise."""
     try:
         return ANALYZERS[name]

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections import defaultdict
-from collections.abc import Sequence
-from itertools import chain, count
+from collections.abc import Callable, Sequence
+from itertools import chain
 from numbers import Real
 
 import numpy as np
 
 from rag_bench.errors import ConfigError
+from rag_bench.index import kernels
+from rag_bench.index.terms import Terms, corpus_terms, terms_of_tokens
 from rag_bench.index.topk import top_k_row
-
-try:  # compiled query kernel when numba (extra "fast") is installed; identical results either way
-    from rag_bench.index import bm25_numba as _kernels
-except (ImportError, RuntimeError):  # no numba, or numba found nowhere writable for its kernel cache
-    _kernels = None
 
 
 class BM25Index:
@@ -29,8 +25,8 @@ class BM25Index:
     One divergence: where rank-bm25 divides 0/0 for a document *without* the term
     (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
 
-    ``search`` runs a compiled numba kernel when numba is installed (extra ``fast``) and a
-    numpy loop otherwise; both add the same weights in the same order and return the same
+    ``search`` runs a numpy loop, or the compiled numba kernel (extra ``fast``) where it pays
+    (``kernels.py`` decides); both add the same weights in the same order and return the same
     arrays bit for bit.
 
     ``variant="lucene"`` scores as Lucene's BM25Similarity (Lucene 8+, used by Anserini):
@@ -74,20 +70,39 @@ class BM25Index:
         variant: str = "okapi",
     ) -> BM25Index:
         """Index already-tokenized ``docs`` (each a sequence of terms)."""
+        if isinstance(docs, str) or any(isinstance(doc, str) for doc in docs):
+            raise TypeError("BM25Index.build needs tokenized docs (sequences of terms), not strings")
+        return cls.from_terms(terms_of_tokens(docs), k1, b, epsilon, variant)
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Sequence[str],
+        analyze: Callable[[str], list[str]],
+        k1: float = 1.5,
+        b: float = 0.75,
+        epsilon: float = 0.25,
+        variant: str = "okapi",
+    ) -> BM25Index:
+        """Index raw ``texts`` with ``analyze``: the same index as ``build([analyze(t) for t in texts])``.
+
+        Each distinct whitespace-separated word is analyzed once (``terms.py``), which is what
+        makes analysis + build of a large corpus cheaper than rank-bm25's build alone.
+        """
+        if isinstance(texts, str):
+            raise TypeError("BM25Index.from_texts needs a sequence of texts, not one string")
+        return cls.from_terms(corpus_terms(texts, analyze), k1, b, epsilon, variant)
+
+    @classmethod
+    def from_terms(
+        cls, terms: Terms, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25, variant: str = "okapi"
+    ) -> BM25Index:
+        """Index a corpus given as a term stream (``terms.Terms``)."""
         k1, b, epsilon = _check_params(k1, b, epsilon)
         if variant not in VARIANTS:
             raise ConfigError(f"retrieval.bm25_variant ({variant!r}) must be one of: {', '.join(VARIANTS)}")
-        if isinstance(docs, str) or any(isinstance(doc, str) for doc in docs):
-            raise TypeError("BM25Index.build needs tokenized docs (sequences of terms), not strings")
-        n_docs = len(docs)
-        doc_len = np.fromiter((len(doc) for doc in docs), np.int64, n_docs)  # (n_docs,)
-        n_tokens = int(doc_len.sum())
-        ids: defaultdict[str, int] = defaultdict(count().__next__)  # a new term takes the next id
-        term_of = np.fromiter(  # (n_tokens,) term id of every token, corpus order; one C-level pass
-            map(ids.__getitem__, chain.from_iterable(docs)), np.int64, n_tokens
-        )
-        vocab = dict(ids)
-        n_terms = len(vocab)
+        vocab, term_of, doc_len = terms.vocab, terms.term_of, terms.doc_len
+        n_docs, n_terms, n_tokens = len(doc_len), len(vocab), len(term_of)
         doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), doc_len)  # (n_tokens,)
         # One key per (term, doc) pair; sorting the keys groups postings by term, then doc.
         keys, tf = np.unique(term_of * max(n_docs, 1) + doc_of, return_counts=True)  # (n_postings,)
@@ -173,29 +188,33 @@ class BM25Index:
         n_queries = len(queries)
         indices = np.full((n_queries, depth), -1, dtype=np.int64)  # (n_queries, depth)
         values = np.full((n_queries, depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
-        if _kernels is None:
-            self._search_numpy(queries, indices, values)
+        per_query = [self._term_ids(query) for query in queries]
+        df = np.diff(self.indptr)  # (n_terms,) postings per term
+        postings = int(df[np.fromiter(chain.from_iterable(per_query), np.int64)].sum()) if n_queries else 0
+        compiled = kernels.choose(n_queries, postings)
+        if compiled is None:
+            self._search_numpy(per_query, indices, values)
         else:
-            self._search_numba(queries, indices, values)
+            self._search_numba(compiled, per_query, indices, values)
         return indices, values
 
-    def _search_numba(self, queries: Sequence[Sequence[str]], indices: np.ndarray, values: np.ndarray) -> None:
+    def _search_numba(self, compiled, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
         """``search`` with the compiled kernel (``bm25_numba``): every query in one call, same results."""
-        per_query = [self._term_ids(query) for query in queries]
         term_ptr = np.zeros(len(per_query) + 1, dtype=np.int64)  # query q's terms: terms[term_ptr[q]:term_ptr[q + 1]]
         np.cumsum(np.fromiter(map(len, per_query), np.int64, len(per_query)), out=term_ptr[1:])
         terms = np.fromiter(chain.from_iterable(per_query), np.int64, int(term_ptr[-1]))  # (n_query_terms,)
         doc_ids = self.doc_ids.view(np.uint32 if self.doc_ids.itemsize == 4 else np.uint64)  # ids are >= 0
         index = (self.indptr, doc_ids, self.weights)
-        _kernels.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
+        compiled.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
 
-    def _search_numpy(self, queries: Sequence[Sequence[str]], indices: np.ndarray, values: np.ndarray) -> None:
+    def _search_numpy(self, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
         """``search`` without numba: fill the padded ``indices``/``values`` rows query by query."""
         depth = indices.shape[1]
         acc = np.zeros(self.n_docs, dtype=np.float64)  # (n_docs,) scratch, all zero between queries
         hit = np.zeros(self.n_docs, dtype=bool)  # (n_docs,) scratch, all False between queries
-        for row, query in enumerate(queries):
-            spans = self._spans(query)
+        indptr = self.indptr.tolist()
+        for row, term_ids in enumerate(per_query):
+            spans = [(indptr[t], indptr[t + 1]) for t in term_ids]
             if not spans:
                 continue
             parts = [self.doc_ids[start:stop] for start, stop in spans]

@@ -14,12 +14,25 @@ look. Few postings: the docs are listed as they are first reached, and only they
 offered and reset. Postings are indexed with unsigned integers, so numba skips its
 negative-index wraparound in the inner loops. Importing this module raises ImportError
 when numba is not installed.
+
+Compiling takes about 10 s; numba keeps the result in its cache (``cache=True``), so an
+environment compiles once. ``kernels.py`` decides when the kernel is worth it;
+``python -m rag_bench.index.bm25_numba`` compiles it ahead of time.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+
 import numpy as np
 from numba import njit
+
+# search_batch's argument types for indexes under 2**31 documents (doc ids viewed as uint32)
+SIGNATURE = (
+    "void(int64[::1], uint32[::1], float64[::1], int64[::1], int64[::1], int64, int64, int64[:, ::1], float64[:, ::1])"
+)
 
 _DENSE = 8  # scan every document when a query has more than n_docs / _DENSE postings
 _BLOCK = 64  # docs per block maximum in the scan
@@ -209,3 +222,28 @@ def search_batch(
             _scatter(indptr, doc_ids, weights, query, acc, seen, True)
             size = _scan_marked(acc, seen, depth, heap_scores, heap_docs)
         _drain(heap_scores, heap_docs, size, out_scores[q], out_docs[q])
+
+
+def ready() -> bool:
+    """Whether ``search_batch`` is compiled in this process or saved in numba's cache (no compiling here).
+
+    The cache check reads numba's index file path (an internal attribute): when numba moves it,
+    this says False and callers use the numpy loop, which only costs time.
+    """
+    if search_batch.signatures:
+        return True
+    cache_file = getattr(getattr(search_batch, "_cache", None), "_cache_file", None)
+    index_path = getattr(cache_file, "_index_path", None)
+    return isinstance(index_path, str) and os.path.exists(index_path)
+
+
+def compile_all() -> float:
+    """Compile (or load from numba's cache) ``search_batch`` for indexes under 2**31 documents; seconds taken."""
+    start = time.perf_counter()
+    search_batch.compile(SIGNATURE)
+    return time.perf_counter() - start
+
+
+if __name__ == "__main__":
+    print("compiling the BM25 query kernel into numba's cache (once per environment) ...", file=sys.stderr)
+    print(f"done in {compile_all():.1f} s", file=sys.stderr)

@@ -143,7 +143,7 @@ def _work(stats: dict) -> dict[str, float]:
         "chunks": chunks,
         "mean_chunk_chars": _number(mean_chars),
         "index_bytes": stats.get("index_bytes", np.nan),
-        "seconds": _total(stats.get("seconds", {})),
+        "seconds": _total(_stages(stats.get("seconds", {}))),
         "embedded": stats.get("embedded", np.nan),
         "cache_hits": stats.get("cache_hits", np.nan),
         "tokens": _total(stats.get("tokens", 0)),
@@ -158,6 +158,11 @@ def _configuration_work(work: object) -> dict[str, float]:
         return dict.fromkeys(CONFIG_WORK, np.nan)
     chars = _number(work.get("embedded_chars")) + _number(work.get("reranked_chars"))
     return {"work_chars": chars, "work_cost_usd": _number(work.get("cost_usd"))}
+
+
+def _stages(seconds: dict) -> dict:
+    """Per-stage seconds without the steps inside a stage ("bm25 build" is part of "bm25")."""
+    return {k: v for k, v in seconds.items() if k.rsplit(" ", 1)[0] == k or k.rsplit(" ", 1)[0] not in seconds}
 
 
 def _total(value: object) -> float:

@@ -60,6 +60,7 @@ class RetrievalStats:
     ann_recall: float | None = None  # approximate index: share of the exact top depth it found
     seconds: float = 0.0
     reused: bool = False  # the whole list came from the cache
+    steps: Mapping[str, float] = field(default_factory=dict)  # seconds of named steps within ``seconds``
 
 
 @dataclass(frozen=True)

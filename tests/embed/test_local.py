@@ -4,7 +4,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from rag_bench.embed.local import MAX_TOKENS, TOKENIZER_SHA256, MiniLMEmbedder, load_tokenizer
+from rag_bench.embed.local import MAX_TOKENS, TOKENIZER_SHA256, MiniLMEmbedder, load_tokenizer, token_batches
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +42,23 @@ def test_token_counts_and_spans(model):
     text = "Incident INC-2023-Q4-011"
     spans = model.token_spans(text)
     assert spans[0].tolist() == [0, 8] and spans[-1][1] == len(text)
+
+
+def test_token_batches_by_hand():
+    # lengths [5, 300, 200, 6], budget 512: sorted 5, 6, 200, 300; 2 x 6 = 12 fits, 3 x 200 = 600 does not,
+    # 2 x 300 = 600 does not: [[0, 3], [2], [1]]
+    assert [b.tolist() for b in token_batches([5, 300, 200, 6], 512)] == [[0, 3], [2], [1]]
+    assert [b.tolist() for b in token_batches([600], 512)] == [[0]]  # longer than the budget: alone
+    assert token_batches([], 512) == []
+    lengths = [3, 9, 9, 1, 40, 2, 17, 9]
+    batches = token_batches(lengths, 32)
+    assert sorted(i for b in batches for i in b.tolist()) == list(range(8))  # every text once
+    assert all(len(b) * max(lengths[i] for i in b) <= 32 or len(b) == 1 for b in batches)
+
+
+def test_vectors_do_not_depend_on_threads_or_batching(model):
+    texts = [f"passage {i}: " + "the incident report names the affected service " * (i % 7) for i in range(50)]
+    alone = np.stack([model.embed([t])[0] for t in texts])  # one text per call, one thread
+    together = MiniLMEmbedder(threads=2).embed(texts)  # batched by token budget, two batches at a time
+    assert np.array_equal(alone, together)  # bit for bit
+    assert model.embed([]).shape == (0, 384)

@@ -69,8 +69,9 @@ def test_english_stopwords_are_the_lucene_set():
 
 
 def test_get_analyzer_by_name():
-    assert get_analyzer("identifier") is identifier_tokens
-    assert get_analyzer("english") is english_tokens
+    text = "Blocked by KG-450."
+    assert get_analyzer("identifier")(text) == identifier_tokens(text) == ["blocked", "by", "kg-450"]
+    assert get_analyzer("english")("The cats") == english_tokens("The cats") == ["cat"]
     assert sorted(ANALYZERS) == ["english", "identifier"]
 
 

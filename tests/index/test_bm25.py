@@ -12,26 +12,23 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from rag_bench.errors import ConfigError
-from rag_bench.index import bm25
+from rag_bench.index import kernels
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.topk import top_k
 
-KERNELS = {"numpy": None, "numba": bm25._kernels}  # bm25._kernels is None without numba (extra "fast")
-PATHS = [
-    "numpy",
-    pytest.param("numba", marks=pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")),
-]
+NO_NUMBA = kernels.load() is None  # numba is the extra "fast"
+PATHS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(NO_NUMBA, reason="numba is not installed"))]
 
 
 @contextmanager
 def search_path(name):
     """BM25Index.search through the numpy loop or the numba kernel, whichever ``name`` says."""
-    saved = bm25._kernels
-    bm25._kernels = KERNELS[name]
+    saved = kernels.PATH
+    kernels.PATH = name
     try:
         yield
     finally:
-        bm25._kernels = saved
+        kernels.PATH = saved
 
 
 CORPUS = [
@@ -276,7 +273,7 @@ def both_paths(index, batch, depth):
     return slow, fast
 
 
-@pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")
+@pytest.mark.skipif(NO_NUMBA, reason="numba is not installed")
 @pytest.mark.parametrize("depth", [1, 10, 100, 300])
 def test_numba_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
     docs = zipf_docs(8000, seed=3)  # 125 blocks of 64 docs: block skipping is on for depth <= 125
@@ -291,7 +288,7 @@ def test_numba_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
     assert np.array_equal(fast_idx[:12], want_idx) and np.array_equal(fast_val[:12], want_val)
 
 
-@pytest.mark.skipif(bm25._kernels is None, reason="numba is not installed")
+@pytest.mark.skipif(NO_NUMBA, reason="numba is not installed")
 @settings(max_examples=60, deadline=None)
 @given(
     n_docs=st.integers(1, 900),
@@ -343,9 +340,10 @@ def test_without_numba_search_runs_the_numpy_loop_with_the_same_results():
     code = (
         "import json, sys\n"
         "sys.modules['numba'] = None  # 'import numba' now raises ImportError\n"
-        "from rag_bench.index import bm25\n"
+        "from rag_bench.index import bm25, kernels\n"
+        "kernels.PATH = 'numba'  # asked for the kernel, but numba cannot be imported\n"
         "idx, val = bm25.BM25Index.build(json.loads(sys.argv[1])).search([['x', 'y'], ['z'], ['q']], 3)\n"
-        "print(json.dumps([bm25._kernels is None, idx.tolist(), val.tolist()]))\n"
+        "print(json.dumps([kernels.load() is None, idx.tolist(), val.tolist()]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(docs)], capture_output=True, text=True, timeout=120, check=True

@@ -1,0 +1,63 @@
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_bench.index.analyzers import ANALYZERS, english_tokens, identifier_tokens
+from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.terms import MARKER, corpus_terms, terms_of_tokens
+
+# Characters where per-word analysis could differ from whole-text analysis if whitespace were not a
+# hard break: final sigma, dotted I, combining marks, curly apostrophes, joiners, odd whitespace.
+ALPHABET = "aZ09Σσς İı\u0307\u0301'’._-/,;:!?()\n\t\u00a0\u2028\u3000\x1c½²ßﬁ"
+
+
+def test_worked_example():
+    terms = corpus_terms(["ERR_4021 at v1.2", "err_4021."], identifier_tokens)
+    assert terms.vocab == {"err_4021": 0, "at": 1, "v1.2": 2}
+    assert terms.term_of.tolist() == [0, 1, 2, 0] and terms.doc_len.tolist() == [3, 1]
+
+
+def test_empty_texts_and_words_without_terms():
+    terms = corpus_terms(["", "-- !!", "a", "   ", "b a"], identifier_tokens)
+    assert terms.doc_len.tolist() == [0, 0, 1, 0, 2]
+    assert terms.term_of.tolist() == [0, 1, 0] and terms.vocab == {"a": 0, "b": 1}
+    none = corpus_terms([], identifier_tokens)
+    assert none.doc_len.tolist() == [] and none.term_of.tolist() == [] and none.vocab == {}
+
+
+def test_a_text_holding_the_marker_is_analyzed_text_by_text():
+    texts = ["x \x00 y", "y\x00z"]
+    assert MARKER == "\x00"
+    terms = corpus_terms(texts, identifier_tokens)
+    assert terms.doc_len.tolist() == [2, 2] and terms.term_of.tolist() == [0, 1, 1, 2]
+
+
+# Analyzers normalize the joined corpus once; a plain function is called on each raw word.
+ANALYZE = {**ANALYZERS, "identifier_tokens": identifier_tokens, "english_tokens": english_tokens}
+
+
+@pytest.mark.parametrize("name", sorted(ANALYZE))
+@settings(max_examples=150, deadline=None)
+@given(texts=st.lists(st.text(alphabet=ALPHABET, max_size=60), max_size=8))
+def test_equals_analyzing_each_text_on_its_own(name, texts):
+    analyze = ANALYZE[name]
+    want = terms_of_tokens([analyze(t) for t in texts])
+    got = corpus_terms(texts, analyze)
+    assert got.vocab == want.vocab and list(got.vocab) == list(want.vocab)  # same ids, same order
+    assert np.array_equal(got.term_of, want.term_of) and np.array_equal(got.doc_len, want.doc_len)
+
+
+def test_from_texts_builds_the_same_index_as_build():
+    texts = ["The cat sat on the mat.", "INC-2023-Q4-011: the dog's ERR_4021", "", "cats, dogs; v1.2.3"]
+    for analyze in (identifier_tokens, english_tokens):
+        a = BM25Index.from_texts(texts, analyze)
+        b = BM25Index.build([analyze(t) for t in texts])
+        assert a.vocab == b.vocab
+        for name in ("indptr", "doc_ids", "weights", "idf", "doc_len"):
+            assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_from_texts_rejects_one_string():
+    with pytest.raises(TypeError, match="not one string"):
+        BM25Index.from_texts("one text", identifier_tokens)
