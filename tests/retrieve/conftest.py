@@ -20,7 +20,11 @@ DOCUMENTS = {
     "c.md": "Gateways buffered their readings for six hours before the certificate was renewed.",
 }
 QUESTIONS = [
-    {"id": "q1", "question": "When did the certificate expire?", "evidence": [{"doc_id": "a.md", "start": 19, "end": 58}]},
+    {
+        "id": "q1",
+        "question": "When did the certificate expire?",
+        "evidence": [{"doc_id": "a.md", "start": 19, "end": 58}],
+    },
     {"id": "q2", "question": "What was counted?", "evidence": [{"doc_id": "b.md", "start": 0, "end": 36}]},
     {"id": "q3", "question": "How long did gateways buffer?", "evidence": [{"doc_id": "c.md", "start": 0, "end": 48}]},
 ]

@@ -19,7 +19,10 @@ def reader():
 def test_offsets_name_the_chunk_and_text_is_located_verbatim():
     r = reader()
     ranked = r.ranking(
-        [{"doc_id": "a.md", "start": 0, "end": 17, "score": 2.0}, {"doc_id": "c.md", "text": "six hours", "score": 1.5}],
+        [
+            {"doc_id": "a.md", "start": 0, "end": 17, "score": 2.0},
+            {"doc_id": "c.md", "text": "six hours", "score": 1.5},
+        ],
         WHERE,
     )
     assert [(x.chunk.id, x.chunk.text, x.score) for x in ranked] == [
@@ -59,7 +62,9 @@ def test_offsets_and_text_must_agree_which_catches_byte_offsets():
     ok = reader().ranking([{"doc_id": "a.md", "start": start, "end": end_chars, "text": "\u201cquoted\u201d"}], WHERE)
     assert ok[0].chunk.text == "\u201cquoted\u201d"
     with pytest.raises(DataError) as err:
-        reader().ranking([{"doc_id": "a.md", "start": byte_start, "end": end_bytes, "text": "\u201cquoted\u201d"}], WHERE)
+        reader().ranking(
+            [{"doc_id": "a.md", "start": byte_start, "end": end_bytes, "text": "\u201cquoted\u201d"}], WHERE
+        )
     assert str(err.value).startswith("run.jsonl:7: results[0]: offsets [")
     assert "code points" in str(err.value)
 

@@ -1,13 +1,12 @@
 """retrieval=external: TREC and JSONL run files, scored through the real pipeline (Hydra-composed)."""
 
-import json
 import math
 
 import numpy as np
 import pytest
 import pytrec_eval
 
-from .conftest import QUESTIONS, rag_bench_cli, write_dataset, write_jsonl
+from .conftest import rag_bench_cli, write_dataset, write_jsonl
 
 KS = [1, 5, 10, 100]
 
@@ -104,7 +103,13 @@ def test_chunk_id_docnos_are_scored_at_span_level(tiny, tmp_path, run_with):
 def test_jsonl_run_by_text_and_offsets_with_unmentioned_questions(tiny, tmp_path, run_with):
     rows = [
         {"question_id": "q2", "results": [{"doc_id": "b.md", "text": "Aphids were counted on sticky traps."}]},
-        {"question_id": "q1", "results": [{"doc_id": "c.md", "start": 0, "end": 20}, {"doc_id": "a.md", "text": "The ingest certificate  expired\nat noon."}]},
+        {
+            "question_id": "q1",
+            "results": [
+                {"doc_id": "c.md", "start": 0, "end": 20},
+                {"doc_id": "a.md", "text": "The ingest certificate  expired\nat noon."},
+            ],
+        },
     ]
     path = write_jsonl(tmp_path / "run.jsonl", rows)
     result = run_with(f"dataset.path={tiny}", "retrieval=external", f"retrieval.run={path}", "ks=[1,2]")
@@ -165,7 +170,9 @@ def test_trec_errors_name_the_line(tiny, tmp_path, run_with):
 
 
 def test_cli_prints_one_line_and_exits_2(tiny, tmp_path):
-    path = write_jsonl(tmp_path / "run.jsonl", [{"question_id": "q1", "results": [{"doc_id": "x.md", "start": 0, "end": 5}]}])
+    path = write_jsonl(
+        tmp_path / "run.jsonl", [{"question_id": "q1", "results": [{"doc_id": "x.md", "start": 0, "end": 5}]}]
+    )
     done = rag_bench_cli(
         f"dataset.path={tiny}", "embedder=fake", "retrieval=external", f"retrieval.run={path}", cache=tmp_path / "c"
     )
