@@ -101,9 +101,12 @@ def summary_rows(ranked: pd.DataFrame, metric: str, swept: list[str]) -> tuple[l
         ("cost_usd", "cost (USD)", lambda v: f"{v:.4f}"),
     ]
     extras = [(c, name, fmt) for c, name, fmt in extras if ranked[c].fillna(0).gt(0).any()]
+    # which retriever produced each point, when that says more than retrieval.mode (a run file, a service, a fusion)
+    named = "retriever" in ranked and (ranked["retriever"].astype(str) != ranked["retrieval.mode"].astype(str)).any()
     header = [
         "",
         "point",
+        *(["retriever"] if named else []),
         *swept,
         metric,
         "95% interval",
@@ -124,6 +127,7 @@ def summary_rows(ranked: pd.DataFrame, metric: str, swept: list[str]) -> tuple[l
             [
                 mark,
                 f"#{row['point']}",
+                *([_cell(row["retriever"])] if named else []),
                 *(_cell(row[c]) for c in swept),
                 _number(row[metric]),
                 interval,
