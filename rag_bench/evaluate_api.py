@@ -75,7 +75,7 @@ def compose_config(overrides: Sequence[str]):
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    from rag_bench.cli import group_alias
+    from rag_bench.cli import condense, group_alias
     from rag_bench.config import explain_unknown_key, register, validate
     from rag_bench.data.bundled import project_folder
 
@@ -85,7 +85,8 @@ def compose_config(overrides: Sequence[str]):
         with initialize_config_dir(config_dir=str(project_folder("configs")), version_base="1.3"):
             composed = compose(config_name="config", overrides=overrides)
     except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(explain_unknown_key(str(exc).splitlines()[0], overrides)) from None
+        message = "\n".join(str(e) for e in (exc, exc.__cause__) if e is not None)  # Hydra's cause names the key
+        raise ConfigError(explain_unknown_key(condense(message), overrides)) from None
     return validate(composed)
 
 
