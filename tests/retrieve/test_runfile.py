@@ -203,3 +203,32 @@ def test_a_rag_bench_run_file_rescored_follows_trec_eval_order_on_ties(tiny, tmp
     assert after["q2"] == ["c.md:60-82", "b.md:30-59", "b.md:0-29"]
     table = again.evaluation.per_question.set_index("question_id")
     assert table.at["q2", "mrr@3"] == 1 / 3  # b.md:0-29 holds q2's evidence [0, 36) for the most part
+
+
+def test_a_rank_bm25_document_run_scores_as_pytrec_eval(tmp_path, run_with):
+    """The SciFact check in miniature (benchmarks/reproduce/scifact_external.py): another BM25's run file."""
+    import re
+
+    from rank_bm25 import BM25Okapi
+
+    documents = {
+        "s1": "Aspirin lowers the risk of heart attack in adults.",
+        "s2": "Aspirin causes stomach bleeding in some adults.",
+        "s3": "Statins lower cholesterol and the risk of stroke.",
+        "s4": "Regular exercise lowers blood pressure.",
+        "s5": "Vitamin D does not prevent fractures in older adults.",
+        "s6": "Heart attack risk rises with blood pressure.",
+    }
+    qrels = {"a": {"s1": 1, "s6": 1}, "b": {"s3": 2}, "c": {"s5": 1, "s2": 1}}
+    questions = {"a": "aspirin heart attack risk", "b": "statins stroke", "c": "vitamin D fractures adults"}
+    tokens = [re.findall(r"\w+", t.lower()) for t in documents.values()]
+    index, ids = BM25Okapi(tokens), list(documents)
+    run = {
+        q: dict(zip(ids, map(float, index.get_scores(text.lower().split())), strict=True))
+        for q, text in questions.items()
+    }
+    rows = [{"id": q, "question": questions[q], "judgements": j} for q, j in qrels.items()]
+    data = write_dataset(tmp_path / "mini", documents, rows)
+    path = write_trec(tmp_path / "bm25.trec", run)
+    result = run_with(f"dataset.path={data}", "retrieval=external", f"retrieval.run={path}", f"ks={KS}")
+    assert_equal_to_pytrec_eval(result, run, qrels)
