@@ -130,7 +130,7 @@ def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dic
             stats.ann_recall = s.ann_recall
         if s.details:
             stats.retrieval[name] = dict(s.details)
-    labels = [" ".join([n, str(p.stats.details.get("source", ""))]).strip() for n, p in parts.items()]
+    labels = [" ".join([n, str((p.stats.details or {}).get("source", ""))]).strip() for n, p in parts.items()]
     stats.retriever = f"{found_name}({', '.join(labels)})" if found.parts else labels[0]
     stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
     return {**parts, "fused": found} if found.parts else parts

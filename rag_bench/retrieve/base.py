@@ -60,9 +60,9 @@ class RetrievalStats:
     ann_recall: float | None = None  # approximate index: share of the exact top depth it found
     seconds: float = 0.0
     reused: bool = False  # the whole list came from the cache
-    # what only this retriever reports (an external one's source, latency, texts located ...);
-    # the run writes it to metrics.json as stats.retrieval[<retriever name>]
-    details: Mapping[str, object] = field(default_factory=dict)
+    # what only this retriever reports (an external one's source, latency, texts located ...), written to
+    # metrics.json as stats.retrieval[<retriever name>]; None (not {}) so lists cached before it read back
+    details: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True)
