@@ -17,6 +17,7 @@ From a shell, serve a JSONL run file as a service: ``python -m rag_bench.fakes.r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import socket
 import struct
@@ -209,10 +210,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with FakeRetrievalServer(answers_from_run(args.run), port=args.port) as server:
         print(f"serving {args.run} at {server.url} (Ctrl-C stops)", flush=True)
-        try:
+        with contextlib.suppress(KeyboardInterrupt):
             server._thread.join()
-        except KeyboardInterrupt:
-            pass
 
 
 if __name__ == "__main__":
