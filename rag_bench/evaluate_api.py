@@ -45,10 +45,10 @@ def evaluate(
     """
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.pipeline import load, run
-    from rag_bench.report.run_outputs import config_yaml, metrics_payload, write_run
-    from rag_bench.workspace import workspace
+    from rag_bench.run_folder.write import config_yaml, metrics_payload, write_run
+    from rag_bench.workspace import Workspace
 
-    ws = workspace(str(cache_dir) if cache_dir is not None else None)
+    ws = Workspace.open(cache_dir)
     mode, target = describe(retriever)
     settings = [
         *dataset_overrides(dataset, ws.cache.root),
@@ -63,7 +63,7 @@ def evaluate(
         settings.append(f"tau={tau}")
     config = compose_config([*settings, *overrides])
     loaded = load(ws, dataset_folder(config.dataset.name, config.dataset.path), config.dataset.name)
-    result = run(config, wrap(retriever, target or _label(retriever), loaded, config.retrieval.depth))
+    result = run(config, ws, wrap(retriever, target or _label(retriever), loaded, config.retrieval.depth))
     if out is not None:
         return write_run(result, Path(out), config_yaml(config))
     return metrics_payload(result)
@@ -71,23 +71,14 @@ def evaluate(
 
 def compose_config(overrides: Sequence[str]):
     """The checked ``Config`` that ``rag-bench <overrides>`` would run."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
-    from rag_bench.cli import condense, group_alias
-    from rag_bench.config import explain_unknown_key, register, validate
+    from rag_bench.cli import group_alias
+    from rag_bench.compose import compose
+    from rag_bench.config import register, validate
     from rag_bench.data.bundled import project_folder
 
     register()
     overrides = [group_alias(o) for o in overrides]
-    try:
-        with initialize_config_dir(config_dir=str(project_folder("configs")), version_base="1.3"):
-            composed = compose(config_name="config", overrides=overrides)
-    except (HydraException, OmegaConfBaseException) as exc:
-        message = "\n".join(str(e) for e in (exc, exc.__cause__) if e is not None)  # Hydra's cause names the key
-        raise ConfigError(explain_unknown_key(condense(message), overrides)) from None
-    return validate(composed)
+    return validate(compose(project_folder("configs"), overrides, "rag_bench.evaluate settings"))
 
 
 def dataset_overrides(dataset: object, cache_root: Path) -> list[str]:

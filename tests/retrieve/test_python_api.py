@@ -135,7 +135,10 @@ def test_evaluate_equals_the_cli_on_the_same_target(tiny, tmp_path, module_in):
 def test_evaluate_passes_overrides_and_reports_bad_ones_in_one_line(tiny, tmp_path):
     payload = rag_bench.evaluate(tiny, search, ks=[1, 3], overrides=["reranker=fake"], cache_dir=tmp_path / "c")
     assert payload["config"]["reranker"]["name"] == "fake"
-    with pytest.raises(ConfigError, match=r"^chunker.sise is not a setting of chunker=recursive; its settings are: "):
+    with pytest.raises(
+        ConfigError,
+        match=r"^rag_bench.evaluate settings: chunker.sise is not a setting of chunker=recursive; its settings are: ",
+    ):
         rag_bench.evaluate(tiny, search, overrides=["chunker.sise=3"], cache_dir=tmp_path / "c")
     with pytest.raises(ConfigError, match=r"^tau \(2.0\) must lie between 0 and 1$"):
         rag_bench.evaluate(tiny, search, tau=2.0, cache_dir=tmp_path / "c")

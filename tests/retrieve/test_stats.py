@@ -4,7 +4,7 @@ import json
 import pickle
 from dataclasses import replace
 
-from rag_bench.report.run_outputs import write_run
+from rag_bench.run_folder.write import write_run
 from rag_bench.retrieve.base import RetrievalStats
 
 
