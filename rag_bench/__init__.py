@@ -1,3 +1,5 @@
 """rag-bench: measure the retrieval half of RAG pipelines."""
 
+from rag_bench.evaluate_api import evaluate as evaluate
+
 __version__ = "0.1.0"

@@ -24,7 +24,7 @@ from rag_bench.embed.store import embed_cached
 from rag_bench.rerank.base import Prefetching, rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
-from rag_bench.retrieve.base import Candidates, Corpus, Query
+from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
 from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
@@ -48,6 +48,8 @@ class Stats:
     api: dict[str, dict] = field(default_factory=dict)  # per API component: requests, retries, tokens, cost
     reused: dict[str, bool] = field(default_factory=dict)  # stage -> served from the cache
     seconds: dict[str, float] = field(default_factory=dict)
+    retriever: str = ""  # what produced the ranking: "bm25", "http http://...", "hybrid(external run.jsonl, bm25)"
+    retrieval: dict[str, dict] = field(default_factory=dict)  # retriever name -> what only it reports (details)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -77,10 +79,11 @@ class RunResult:
     stages: dict[str, Candidates] = field(default_factory=dict)
 
 
-def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
+def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = None) -> RunResult:
     """Run the pipeline that ``cfg`` describes and score it.
 
     ``ws`` keeps work in memory across runs of one process (a sweep's points); None: a new one.
+    ``retriever``: one built by the caller (``rag_bench.evaluate``) instead of ``cfg.retrieval``'s.
     """
     stats = Stats()
     ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
@@ -98,7 +101,7 @@ def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
-    retriever = build_retriever(cfg.retrieval, resources)
+    retriever = build_retriever(cfg.retrieval, resources) if retriever is None else retriever
     found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)
     ranked, scores = found.indices, found.scores
@@ -118,9 +121,9 @@ def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
     return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages)
 
 
-def add_retrieval_stats(stats: Stats, found: Candidates, name: str) -> dict[str, Candidates]:
-    """Add each first-stage list's cost to ``stats``; return the stages (first-stage lists, then "fused")."""
-    parts = dict(found.parts) if found.parts else {name: found}
+def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dict[str, Candidates]:
+    """Add each first-stage list's cost and details to ``stats``; return the stages (first-stage lists, "fused")."""
+    parts = dict(found.parts) if found.parts else {found_name: found}
     for name, part in parts.items():
         s = part.stats
         stats.seconds[name] = stats.seconds.get(name, 0.0) + s.seconds
@@ -132,6 +135,10 @@ def add_retrieval_stats(stats: Stats, found: Candidates, name: str) -> dict[str,
         stats.truncated = max(stats.truncated, s.truncated)
         if s.ann_recall is not None:
             stats.ann_recall = s.ann_recall
+        if s.details:
+            stats.retrieval[name] = dict(s.details)
+    labels = [" ".join([n, str((p.stats.details or {}).get("source", ""))]).strip() for n, p in parts.items()]
+    stats.retriever = f"{found_name}({', '.join(labels)})" if found.parts else labels[0]
     stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
     return {**parts, "fused": found} if found.parts else parts
 

@@ -65,9 +65,13 @@ def test_second_identical_run_embeds_nothing(tmp_path):
         ("chunker.overlap=900", "chunker.overlap (900) must be smaller than chunker.size (800)"),
         (
             "retrieval=foo",
-            "Could not find 'retrieval/foo' Available options in 'retrieval': bm25, dense, hybrid",
+            "Could not find 'retrieval/foo' Available options in 'retrieval': "
+            "bm25, dense, external, http, hybrid, langchain, python",
         ),
-        ("retrieval.mode=foo", "retrieval.mode ('foo') must be one of: bm25, dense, hybrid"),
+        (
+            "retrieval.mode=foo",
+            "retrieval.mode ('foo') must be one of: bm25, dense, external, http, python, langchain, hybrid",
+        ),
         ("chunker.sise=3", "chunker.sise is not a setting of chunker=recursive; its settings are: prefix, contexts,"),
         ("chunker=fixed chunker.piece_size=9", "chunker.piece_size is not a setting of chunker=fixed"),
         ("reranker=none reranker.keep=3", "reranker.keep is not a setting of reranker=none"),

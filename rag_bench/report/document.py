@@ -109,7 +109,23 @@ def summary_rows(
 ) -> tuple[list[str], list[list[object]]]:
     """Header and formatted rows of the quality table."""
     others = [m for m in SHOWN_METRICS if m != metric and m in ranked]
-    header = ["", "point", *swept, metric, "95% interval", "vs best [95%]", "p (Holm)", *others]
+    # which retriever produced each point, when that says more than retrieval.mode (a run file, a service, a fusion)
+    named = (
+        "retriever" in ranked
+        and "retrieval.mode" in ranked
+        and (ranked["retriever"].astype(str) != ranked["retrieval.mode"].astype(str)).any()
+    )
+    header = [
+        "",
+        "point",
+        *(["retriever"] if named else []),
+        *swept,
+        metric,
+        "95% interval",
+        "vs best [95%]",
+        "p (Holm)",
+        *others,
+    ]
     rows = []
     for _, row in ranked.iterrows():
         mark = "best" if row["best"] else "tie" if row["tied"] else ""
@@ -118,6 +134,7 @@ def summary_rows(
             [
                 mark,
                 _point(row["point"], links or {}),
+                *([_cell(row["retriever"])] if named else []),
                 *(_cell(row[c]) for c in swept),
                 _number(row[metric]),
                 interval,

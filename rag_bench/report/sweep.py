@@ -114,6 +114,7 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
         low, high = intervals.get(name) or (None, None)
         row.update({name: _number(mean), f"{name}_low": _number(low), f"{name}_high": _number(high)})
     stats = metrics.get("stats", {})
+    row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
     row.update(_work(stats))
     return row
 

@@ -61,6 +61,9 @@ class RetrievalStats:
     seconds: float = 0.0
     reused: bool = False  # the whole list came from the cache
     steps: Mapping[str, float] = field(default_factory=dict)  # seconds of named steps within ``seconds``
+    # what only this retriever reports (an external one's source, latency, texts located ...), written to
+    # metrics.json as stats.retrieval[<retriever name>]; None (not {}) so lists cached before it read back
+    details: Mapping[str, object] | None = None
 
 
 @dataclass(frozen=True)

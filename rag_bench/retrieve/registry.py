@@ -19,6 +19,7 @@ from rag_bench.errors import ConfigError
 from rag_bench.retrieve import bm25, dense
 from rag_bench.retrieve.base import RetrievalConfig, Retriever
 from rag_bench.retrieve.cached import cached
+from rag_bench.retrieve.external import function, langchain, runfile, service
 from rag_bench.retrieve.fusion import FusionRetriever, FusionSettings
 from rag_bench.retrieve.resources import Resources
 from rag_bench.variants import settings_of
@@ -34,13 +35,18 @@ class RetrieverEntry:
 RETRIEVERS: dict[str, RetrieverEntry] = {
     "bm25": RetrieverEntry(bm25.BM25Config, bm25.build, bm25.BM25Settings),
     "dense": RetrieverEntry(dense.DenseConfig, dense.build, dense.DenseSettings),
+    "external": RetrieverEntry(runfile.ExternalConfig, runfile.build, runfile.ExternalSettings),
+    "http": RetrieverEntry(service.HttpConfig, service.build, service.HttpSettings),
+    "python": RetrieverEntry(function.PythonConfig, function.build, function.TargetSettings),
+    "langchain": RetrieverEntry(langchain.LangChainConfig, langchain.build, function.TargetSettings),
 }
 _HYBRID: dict[tuple, type] = {}
 
 
 def hybrid_schema() -> type[RetrievalConfig]:
     """``HybridConfig``: mode, depth, the fusion settings, then each fusable retriever's settings, flat."""
-    mixins = tuple(e.settings for e in RETRIEVERS.values() if e.settings is not None)
+    # one mixin may serve several retrievers (python and langchain share retrieval.target)
+    mixins = tuple(dict.fromkeys(e.settings for e in RETRIEVERS.values() if e.settings is not None))
     if mixins not in _HYBRID:
         names = [f.name for mixin in mixins for f in fields(mixin)]
         clash = sorted({n for n in names if names.count(n) > 1})

@@ -1,0 +1,191 @@
+"""A retrieval service over HTTP (``retrieval=http retrieval.url=URL``).
+
+Per question it POSTs ``{"id": "q1", "question": "...", "k": depth}`` (JSON) and expects
+``{"results": [...]}``, results best first as in ``results.py`` (other top-level keys are ignored).
+Questions go out ``concurrency`` at a time; a 429, a 5xx, a timeout or a dropped connection is
+retried with backoff (``rag_bench.api.retry``: Retry-After wins), anything else fails at once.
+Each answer is checked, then cached by (url, question id, question text, depth) unless
+``retrieval.cache=false``, so a rerun, a sweep over ks or a run killed half way costs no request
+for the questions already answered. ``stats.retrieval.http`` holds the requests, retries, answers
+from the cache, and the latency of the requests sent (p50, p95 by linear interpolation, max).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import numpy as np
+from tqdm import tqdm
+
+from rag_bench.api.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
+from rag_bench.api.settings import ApiSettings
+from rag_bench.api.usage import Usage
+from rag_bench.cache import digest
+from rag_bench.errors import ConfigError, ServiceError
+from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
+from rag_bench.retrieve.external.results import Ranked, ResultReader, Where, to_candidates
+from rag_bench.retrieve.resources import Resources
+
+NAMESPACE = "http-retrieval"
+SHOWN = 200  # characters of a bad answer quoted in an error
+
+
+@dataclass
+class HttpSettings:
+    """A retrieval service's settings (also keys of ``retrieval=hybrid``); retry keys as ``ApiSettings``."""
+
+    url: str | None = None  # the endpoint questions are POSTed to
+    cache: bool = True  # answers cached by (url, question, depth); false = ask the service every run
+    token_env: str | None = None  # an environment variable whose value is sent as "Authorization: Bearer ..."
+    concurrency: int = 4  # questions in flight at once
+    max_retries: int = 5  # retries after a 429, 5xx, timeout or dropped connection
+    backoff_s: float = 1.0  # first retry waits about this long, doubling up to 30 s; Retry-After wins
+    timeout_s: float = 30.0  # per request
+    max_total_s: float = 300.0  # per question, retries and waits included
+
+    def check(self) -> None:
+        if self.url is not None and urlsplit(self.url).scheme not in ("http", "https"):
+            raise ConfigError(f"retrieval.url ({self.url!r}) must start with http:// or https://")
+        retry_keys = ("concurrency", "max_retries", "backoff_s", "timeout_s", "max_total_s")
+        ApiSettings(**{key: getattr(self, key) for key in retry_keys}).check_api("retrieval")
+
+
+@dataclass
+class HttpConfig(HttpSettings, RetrievalConfig):
+    mode: str = "http"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    ranking: list[Ranked]
+    latency_s: float | None  # None: served from the cache
+
+
+class HttpRetriever:
+    """Asks the service at ``url`` for each question's top ``depth``."""
+
+    name = "http"
+
+    def __init__(self, cfg: HttpSettings, resources: Resources) -> None:
+        if cfg.url is None:
+            raise ConfigError("retrieval=http needs the service's endpoint: retrieval.url=http://host:port/path")
+        self.cfg, self.resources = cfg, resources
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if cfg.token_env is not None:
+            token = os.environ.get(cfg.token_env, "").strip()
+            if not token:
+                raise ConfigError(f"retrieval.token_env names {cfg.token_env}, which is not set; export it first")
+            self.headers["Authorization"] = f"Bearer {token}"
+        self.usage = Usage("http")
+        self._lock = threading.Lock()
+
+    def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
+        reader = ResultReader({d.id: d for d in self.resources.dataset.documents})
+        before = self.usage.as_dict()
+        with tqdm(total=len(queries), desc=f"asking {self.cfg.url}", unit="question", leave=False) as bar:
+
+            def one(query: Query) -> _Answer:
+                answer = self._answer(query, depth, reader)
+                bar.update(1)
+                return answer
+
+            answers = bounded_map(one, list(queries), self.cfg.concurrency)
+        used = self.usage.since(before)
+        latencies = [a.latency_s for a in answers if a.latency_s is not None]
+        details = {
+            "source": self.cfg.url,
+            "requests": used["requests"],
+            "retries": used["retries"],
+            "from_cache": len(answers) - len(latencies),
+            "latency_ms": latency_summary(latencies),
+        }
+        return to_candidates([a.ranking for a in answers], depth, reader.tally, details)
+
+    def _answer(self, query: Query, depth: int, reader: ResultReader) -> _Answer:
+        """One question's ranking: from the cache, else from the service (then cached)."""
+        cache = self.resources.workspace.cache
+        key = digest(NAMESPACE, self.cfg.url, query.id, query.text, depth)
+        stored = cache.get(NAMESPACE, key) if self.cfg.cache else None
+        if stored is not None:
+            return _Answer(self._ranking(query, json.loads(stored), reader), None)
+        body = json.dumps({"id": query.id, "question": query.text, "k": depth}).encode("utf-8")
+        policy, label = RetryPolicy.from_config(self.cfg), f"question {query.id}"
+        try:
+            raw, latency = call_with_retries(lambda: self._post(body), policy, classify, self.usage, label)
+        except CallFailed as exc:
+            raise ServiceError(
+                f"retrieval.url {self.cfg.url}: question {query.id!r} failed: {exc} "
+                "(fix: check that the service is up and answers POST requests there)"
+            ) from None
+        payload = self._parse(query, raw)
+        ranking = self._ranking(query, payload, reader)  # checked before it is cached
+        if self.cfg.cache:
+            cache.put(NAMESPACE, key, json.dumps(payload).encode("utf-8"))
+        return _Answer(ranking, latency)
+
+    def _post(self, body: bytes) -> tuple[bytes, float]:
+        """The answer's bytes and the seconds it took."""
+        request = urllib.request.Request(self.cfg.url, data=body, headers=self.headers, method="POST")
+        start = time.perf_counter()
+        with urllib.request.urlopen(request, timeout=self.cfg.timeout_s) as response:
+            raw = response.read()
+        return raw, time.perf_counter() - start
+
+    def _parse(self, query: Query, raw: bytes) -> dict:
+        """The answer as ``{"results": [...]}``; a ServiceError quoting what came back otherwise."""
+        shown = raw[:SHOWN].decode("utf-8", "replace") + ("..." if len(raw) > SHOWN else "")
+        where = f"retrieval.url {self.cfg.url} answered question {query.id!r} with"
+        try:
+            payload = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "bytes that are not UTF-8"
+            fix = '(fix: answer {"results": [...]})'
+            raise ServiceError(f"{where} malformed JSON ({reason}): {shown!r} {fix}") from None
+        if not isinstance(payload, dict) or not isinstance(payload.get("results"), list):
+            raise ServiceError(f'{where} no "results" list: {shown!r} (fix: answer {{"results": [...]}})')
+        return payload
+
+    def _ranking(self, query: Query, payload: dict, reader: ResultReader) -> list[Ranked]:
+        with self._lock:  # the reader's counts are shared by the worker threads
+            return reader.ranking(payload["results"], Where(f"retrieval.url {self.cfg.url}", question=query.id))
+
+
+def classify(exc: Exception) -> Verdict | None:
+    """Retry 429, 5xx, timeouts and dropped or refused connections; fail at once on other HTTP errors."""
+    if isinstance(exc, urllib.error.HTTPError):
+        if exc.code == 429:
+            return Verdict(True, "HTTP 429 rate limited", parse_retry_after(exc.headers.get("Retry-After")))
+        if exc.code >= 500:
+            return Verdict(True, f"HTTP {exc.code} server error")
+        detail = exc.read()[:SHOWN].decode("utf-8", "replace")
+        return Verdict(False, f"HTTP {exc.code}: {detail!r}")
+    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+    if isinstance(reason, TimeoutError | socket.timeout):
+        return Verdict(True, "no response before timeout_s")
+    if isinstance(reason, ConnectionRefusedError):
+        return Verdict(True, "connection refused: nothing listens there")
+    if isinstance(reason, OSError | http.client.HTTPException):  # reset, dropped, unresolvable host
+        return Verdict(True, f"connection failed ({type(reason).__name__}: {reason})")
+    return None
+
+
+def latency_summary(seconds: Sequence[float]) -> dict[str, float] | None:
+    """p50, p95 (numpy's linear interpolation) and max of the requests' latencies, in milliseconds."""
+    if not seconds:
+        return None
+    ms = np.asarray(seconds) * 1000.0
+    return {"p50": float(np.percentile(ms, 50)), "p95": float(np.percentile(ms, 95)), "max": float(ms.max())}
+
+
+def build(cfg: HttpSettings, resources: Resources) -> HttpRetriever:
+    return HttpRetriever(cfg, resources)
