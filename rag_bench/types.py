@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from rag_bench.filters import Filter
+
 
 @dataclass(frozen=True)
 class Document:
@@ -40,6 +42,7 @@ class Question:
     answer: str | None = None
     category: str | None = None
     split: str | None = None
+    filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
 
     @property
     def labelled(self) -> bool:

@@ -20,11 +20,12 @@ from pathlib import Path
 from types import MappingProxyType
 
 from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
+from rag_bench.data.metadata import question_filter, with_sidecar
 from rag_bench.errors import DataError
 from rag_bench.types import Dataset, Document, Question, Span
 
 DOCUMENT_FIELDS = {"id", "text", "title", "metadata"}
-QUESTION_FIELDS = {"id", "question", "evidence", "judgements", "answer", "category", "split"}
+QUESTION_FIELDS = {"id", "question", "evidence", "judgements", "answer", "category", "split", "filter"}
 _HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -49,7 +50,7 @@ def load_documents(folder: Path) -> tuple[Document, ...]:
         raise DataError(folder, "has neither documents.jsonl nor a docs/ folder", fix="add one of them")
     if not documents:
         raise DataError(jsonl if jsonl.is_file() else docs, "holds no documents", fix="add documents")
-    return documents
+    return with_sidecar(folder / "metadata.jsonl", documents)
 
 
 def _documents_from_jsonl(path: Path):
@@ -88,6 +89,7 @@ def load_questions(path: Path, documents: dict[str, Document]) -> tuple[Question
         evidence = field(path, line, obj, "evidence", list, required=False) or []
         spans = tuple(_span(path, line, i, ev, documents) for i, ev in enumerate(evidence))
         judgements = _judgements(path, line, obj, documents)
+        flt = question_filter(path, line, obj.get("filter"), documents, spans, judgements)
         questions.append(
             Question(
                 id=qid,
@@ -97,6 +99,7 @@ def load_questions(path: Path, documents: dict[str, Document]) -> tuple[Question
                 answer=_optional_text(path, line, obj, "answer"),
                 category=_optional_text(path, line, obj, "category"),
                 split=_optional_text(path, line, obj, "split"),
+                filter=flt,
             )
         )
     if not questions:

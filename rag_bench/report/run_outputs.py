@@ -26,6 +26,8 @@ def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) 
     write_trec(result, out_dir / "run.trec")
     if result.evaluation.documents is not None:
         write_document_trec(result, out_dir / "run_documents.trec")
+    for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
+        (out_dir / name).write_text(text, encoding="utf-8")
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
     (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return payload
@@ -66,10 +68,13 @@ def metrics_payload(result: RunResult) -> dict:
 
 
 def ann_metric(result: RunResult) -> dict[str, float]:
-    """``ann_recall@depth``: what an approximate index found of the exact top ``retrieval.depth``."""
-    if result.stats.ann_recall is None:
-        return {}
-    return {f"ann_recall@{result.config.retrieval.depth}": result.stats.ann_recall}
+    """``ann_recall@depth``: what an approximate index found of the exact top ``retrieval.depth``.
+
+    ``filtered_ann_recall@depth``: the same over filtered questions, against exact filtered search.
+    """
+    depth, stats = result.config.retrieval.depth, result.stats
+    found = {"ann_recall": stats.ann_recall, "filtered_ann_recall": stats.filtered_ann_recall}
+    return {f"{name}@{depth}": value for name, value in found.items() if value is not None}
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:

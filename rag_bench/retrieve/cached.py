@@ -1,8 +1,9 @@
 """Candidate lists through the disk cache, keyed in one place.
 
-key = sha256("candidates", retriever.cache_key(), queries (id, text, input type), depth): a retriever names what
-its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
-cache adds the queries and the depth. A hit skips the index build and every embedding.
+key = sha256("candidates", retriever.cache_key(), queries (id, text, input type, filter), depth): a retriever
+names what its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
+cache adds the queries and the depth, and the documents' metadata when a query is filtered.
+A hit skips the index build and every embedding.
 """
 
 from __future__ import annotations
@@ -37,7 +38,9 @@ class CachedRetriever:
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         start = time.perf_counter()
-        key = digest("candidates", self.inner.cache_key(), [(q.id, q.text, q.input_type) for q in queries], depth)
+        asked = [(q.id, q.text, q.input_type) + ((q.filter.source,) if q.filter else ()) for q in queries]
+        filtered = any(q.filter is not None for q in queries)
+        key = digest("candidates", self.inner.cache_key(), asked, depth, *([self.corpus.metadata_key] * filtered))
         stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(queries, depth))
         stats = stored.stats
         if reused:  # nothing was embedded or looked up this time
