@@ -176,7 +176,7 @@ class MetadataTable:
         self.distinct: list[Mapping[str, object]] = []
         codes = np.empty(len(metadata), dtype=np.int64)  # (n_chunks,) index into ``distinct``
         for i, meta in enumerate(metadata):
-            key = json.dumps(meta, sort_keys=True, default=str)
+            key = json.dumps(dict(meta), sort_keys=True, default=repr)
             if key not in keys:
                 keys[key] = len(self.distinct)
                 self.distinct.append(meta)

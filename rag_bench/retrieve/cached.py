@@ -18,6 +18,8 @@ from rag_bench.cache import DiskCache, digest
 from rag_bench.retrieve.base import Candidates, Corpus, Keyed, Query, RetrievalStats, Retriever
 from rag_bench.types import Chunk
 
+REUSED_NOTE = "-- reused from the candidate cache: nothing below ran in this run; it ran when the list was computed"
+
 
 @dataclass(frozen=True)
 class _Stored:
@@ -43,8 +45,9 @@ class CachedRetriever:
         key = digest("candidates", self.inner.cache_key(), asked, depth, *([self.corpus.metadata_key] * filtered))
         stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(queries, depth))
         stats = stored.stats
-        if reused:  # nothing was embedded or looked up this time
-            stats = replace(stats, embedded=0, cache_hits=0, reused=True)
+        if reused:  # nothing was embedded or looked up this time; an index's log is from when the list was made
+            files = {name: f"{REUSED_NOTE}\n{text}" for name, text in stats.files.items()}
+            stats = replace(stats, embedded=0, cache_hits=0, reused=True, files=files)
         stats = replace(stats, seconds=time.perf_counter() - start)
         chunks = self.corpus.chunks if stored.chunks is None else stored.chunks
         return Candidates(chunks, stored.indices, stored.scores, stats)
