@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.index import dense, hnsw, pgvector
+from rag_bench.index import chroma, dense, hnsw, pgvector
 from rag_bench.index.base import IndexConfig, IndexContext, VectorIndex
 
 
@@ -26,6 +26,7 @@ VECTOR_INDEXES: dict[str, IndexEntry] = {
     "exact": IndexEntry(dense.ExactIndexConfig, dense.build),
     "hnsw": IndexEntry(hnsw.HNSWConfig, hnsw.build),
     "pgvector": IndexEntry(pgvector.PgvectorConfig, pgvector.build),
+    "chroma": IndexEntry(chroma.ChromaConfig, chroma.build),
 }
 
 
