@@ -11,8 +11,9 @@ from rag_bench.data.native import load_dataset
 
 # sha256 of the question ids, one per line, in file order: renumbering or dropping a question
 # breaks baselines and users' comparisons, so it must be a deliberate change made here.
+# kestrel-kb: 44 filtered questions appended (access-control, version, selective).
 ID_DIGESTS = {
-    "kestrel-kb": "bf120c6251402a64c10a1c2c0ea1512395efbb6f38e50a2aab6fdc78b835d37b",  # 44 filtered questions appended (access-control, version, selective)
+    "kestrel-kb": "bf120c6251402a64c10a1c2c0ea1512395efbb6f38e50a2aab6fdc78b835d37b",
 }
 MINIMUM = {"identifier": 20, "paraphrase": 20, "ambiguous": 20, "multi-evidence": 20, "context": 20, "unanswerable": 15}
 FILTERED = {"access-control": 15, "version": 12, "selective": 12}  # questions that carry a metadata filter
