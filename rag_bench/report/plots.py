@@ -20,6 +20,8 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter  # noqa: E402
 
+from rag_bench.report.ann_plot import ann_tuning_plot  # noqa: E402
+
 MAX_LINES = 8  # curves per plot; the configurations with the highest metric are kept
 SIZE = (8.5, 5.0)  # inches
 DPI = 120
@@ -261,4 +263,5 @@ PLOTS: dict[str, Callable[[PlotData], Figure | None]] = {
     "metric_vs_dimension.png": dimension_plot,
     "metric_vs_rerank_depth.png": rerank_depth_plot,
     "quality_vs_cost.png": cost_plot,
+    "recall_vs_p95_latency.png": ann_tuning_plot,
 }

@@ -43,6 +43,7 @@ KNOBS = (
     "reranker.depth",
 )
 WORK = ("chunks", "mean_chunk_chars", "index_bytes", "seconds", "embedded", "cache_hits", "tokens", "cost_usd")
+WORK += ("latency_ms_p95",)
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ def _work(stats: dict) -> dict[str, float]:
         "cache_hits": stats.get("cache_hits", np.nan),
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
+        "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
     }
 
 
