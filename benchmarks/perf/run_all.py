@@ -28,6 +28,7 @@ SCRIPTS = {
     "memory": "bench_memory.py",
     "scaling": "bench_scaling.py",
     "hnsw": "bench_hnsw.py",
+    "vectordb": "bench_vectordb.py",
 }
 
 
