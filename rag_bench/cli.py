@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import io
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_bench.errors import RagBenchError
@@ -22,7 +23,7 @@ VERBS: dict[str, str] = {
     "compare": "rag_bench.gate.cli:compare_main",
     "import": "rag_bench.data.importers.cli:main",
     "check-generation": "rag_bench.generate.cli:main",
-    "contextualize": "rag_bench.chunk.contextualize:main",
+    "contextualize": "rag_bench.contextualize.cli:main",
 }
 
 
@@ -54,31 +55,47 @@ def run_hydra(argv: list[str]) -> None:
     main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
     sys.argv = [sys.argv[0], *map(group_alias, argv)]
     real_stderr, held = sys.stderr, io.StringIO()
-    _JOB_STARTED.clear()
-    _REAL_STDERR[:] = [real_stderr]
+    PROCESS.job_started, PROCESS.real_stderr = False, real_stderr
     sys.stderr = held  # hold Hydra's own messages until a job starts
     try:
         main_function(task)()
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
-        if exc.code == 1 and not _JOB_STARTED:
-            from rag_bench.config import explain_unknown_key
+        if exc.code == 1 and not PROCESS.job_started:
+            from rag_bench.compose import condense, explain
 
-            message = explain_unknown_key(condense(held.getvalue()), argv)
+            message = explain(condense(held.getvalue()), argv)
             print(f"rag-bench: error: {message}", file=real_stderr)
             held = io.StringIO()
             sys.exit(USAGE_ERROR)
         raise
     finally:
-        if not _JOB_STARTED:
+        if not PROCESS.job_started:
             sys.stderr = real_stderr
             real_stderr.write(held.getvalue())
 
 
-# Set once a job starts in this process. Module-level (not a closure) so that launchers
-# which pickle the task function (joblib, submitit) can send it to other processes.
-_JOB_STARTED: list[bool] = []
-_REAL_STDERR: list = []
+@dataclass
+class Process:
+    """What lives as long as the process: whether a Hydra job has started (Hydra's messages are held
+    until then), the stderr to give back, and one workspace per cache folder, kept across the jobs a
+    sweep runs in this process. Module-level (not a closure), so that launchers which pickle the task
+    function (joblib, submitit) can send it to other processes, where it starts afresh."""
+
+    job_started: bool = False
+    real_stderr: object = None
+    workspaces: dict = field(default_factory=dict)
+
+    def workspace(self, cache_dir: str | None):
+        """The workspace of ``cache_dir`` (None: the default folder), made on first use."""
+        from rag_bench.workspace import Workspace
+
+        if cache_dir not in self.workspaces:
+            self.workspaces[cache_dir] = Workspace.open(cache_dir)
+        return self.workspaces[cache_dir]
+
+
+PROCESS = Process()
 
 
 # value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
@@ -93,28 +110,10 @@ def group_alias(override: str) -> str:
 
 def task(cfg) -> float:
     """The Hydra task: release held stderr, then run one job."""
-    if not _JOB_STARTED:
-        _JOB_STARTED.append(True)
-        sys.stderr = _REAL_STDERR[0] if _REAL_STDERR else sys.__stderr__
+    if not PROCESS.job_started:
+        PROCESS.job_started = True
+        sys.stderr = PROCESS.real_stderr or sys.__stderr__
     return run_job(cfg)
-
-
-def condense(message: str) -> str:
-    """Hydra's multi-line composition error as one line (search path and hints dropped)."""
-    parts: list[str] = []
-    for line in message.splitlines():
-        if line.startswith("Config search path"):
-            break
-        text = line.strip()
-        if not text or text.startswith(
-            ("Set the environment variable", "To append", "full_key:", "reference_type", "object_type")
-        ):
-            continue
-        if line.startswith("\t") and parts and parts[-1].endswith((":", ",")):
-            parts[-1] += f" {text},"
-        else:
-            parts.append(text)
-    return " ".join(parts).rstrip(",")
 
 
 def run_job(cfg) -> float:
@@ -129,7 +128,8 @@ def run_job(cfg) -> float:
 
     from rag_bench.config import objective_name, validate
     from rag_bench.pipeline import run
-    from rag_bench.report.run_outputs import config_yaml, console_table, finished, write_run
+    from rag_bench.report.console import console_table
+    from rag_bench.run_folder.write import config_yaml, finished, write_run
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -140,7 +140,7 @@ def run_job(cfg) -> float:
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
-        payload = write_run(run(config), out_dir, text)
+        payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))
