@@ -6,6 +6,8 @@ interrupted build is found incomplete and rebuilt; builds hold a file lock, so c
 build once. ``ef_search`` is a search setting (``collection.modify``), so an ef_search sweep
 builds once. Space ``ip``: Chroma's distance is 1 - inner product, the score 1 - distance.
 Filters become Chroma ``where`` clauses (``chroma_where``); every call is logged (``chroma.log``).
+Numbers are stored and compared as floats: Chroma keeps integers and floats apart and compares an
+integer field with a float operand wrongly (``{"n": {"$gte": 2.5}}`` matched ``n = 2``).
 Telemetry is off: nothing leaves the machine.
 """
 
@@ -13,9 +15,10 @@ from __future__ import annotations
 
 import fcntl
 import json
-import shutil
 import time
+import warnings
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -79,7 +82,7 @@ class ChromaIndex:
         self.metadata, self.unfilterable = chroma_metadata(raw)
         self.list_fields = {k for m in self.metadata if m for k, v in m.items() if isinstance(v, list)}
         self.folder.parent.mkdir(parents=True, exist_ok=True)
-        with (self.folder.parent / f"{self.folder.name}.lock").open("a") as lock:
+        with (self.folder.parent / f"{self.folder.name}.lock").open("a") as lock, _quiet():
             fcntl.flock(lock, fcntl.LOCK_EX)
             self.built, self.build_seconds = self._ensure(vectors)
             self.collection = _client(self.folder).get_collection(COLLECTION)
@@ -97,10 +100,11 @@ class ChromaIndex:
         if marker.is_file():
             self.log.append(f"# reused the collection an earlier run built ({self.n_chunks} vectors)")
             return False, float(json.loads(marker.read_text(encoding="utf-8"))["build_seconds"])
-        _CLIENTS.pop(self.folder, None)
-        shutil.rmtree(self.folder, ignore_errors=True)  # an interrupted build
         start = time.perf_counter()
         client = _client(self.folder)
+        if COLLECTION in [c.name for c in client.list_collections()]:  # an interrupted build
+            client.delete_collection(COLLECTION)
+            self.log.append(f"client.delete_collection({COLLECTION!r})  # left incomplete by an interrupted build")
         hnsw = {"space": "ip", "max_neighbors": self.cfg.m, "ef_construction": self.cfg.ef_construction}
         hnsw["ef_search"] = self.cfg.ef_search
         collection = client.create_collection(COLLECTION, configuration={"hnsw": hnsw}, embedding_function=None)
@@ -126,9 +130,10 @@ class ChromaIndex:
         scores = np.full((len(queries), width), -np.inf)
         for q, (vector, flt) in enumerate(zip(queries, filters, strict=True)):
             where = None if flt is None else self._where(flt)
-            found = self.collection.query(
-                query_embeddings=vector[None, :], n_results=width, where=where, include=["distances"]
-            )
+            with _quiet():
+                found = self.collection.query(
+                    query_embeddings=vector[None, :], n_results=width, where=where, include=["distances"]
+                )
             self.log.append(f"collection.query(query_embeddings=<1 x {self.dim}>, n_results={width}, where={where})")
             rows = sorted(
                 ((1.0 - d, int(i)) for i, d in zip(found["ids"][0], found["distances"][0], strict=True)),
@@ -152,6 +157,14 @@ class ChromaIndex:
         return IndexReport(self.build_seconds, self.built, self.disk_bytes, "chroma.log", tuple(self.log), details)
 
 
+@contextmanager
+def _quiet():
+    """Chroma warns that a collection without an embedding function is a legacy configuration; vectors come from us."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="legacy embedding function config", category=DeprecationWarning)
+        yield
+
+
 def _client(folder: Path):
     if folder not in _CLIENTS:
         chromadb = _chromadb()
@@ -167,7 +180,7 @@ def chroma_metadata(raw: Sequence[Mapping[str, object]]) -> tuple[list[dict | No
         kept = {}
         for key, value in meta.items():
             if _storable(value):
-                kept[key] = list(value) if isinstance(value, list | tuple) else value
+                kept[key] = [_float(v) for v in value] if isinstance(value, list | tuple) else _float(value)
             else:
                 unfilterable.add(key)
         out.append(kept or None)
@@ -182,6 +195,11 @@ def _storable(value: object) -> bool:
     return False
 
 
+def _float(value: object) -> object:
+    """Numbers as floats (booleans and strings as they are), so Chroma compares every number alike."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
 def _kind(value: object) -> str:
     return "bool" if isinstance(value, bool) else "str" if isinstance(value, str) else "number"
 
@@ -191,14 +209,14 @@ def chroma_where(node: Node, list_fields: set[str]) -> dict:
     if isinstance(node, Combine):
         return _join("$and" if node.all_of else "$or", [chroma_where(p, list_fields) for p in node.parts])
     f = node.field
-    values = node.value if isinstance(node.value, tuple) else (node.value,)
+    values = tuple(_float(v) for v in (node.value if isinstance(node.value, tuple) else (node.value,)))
     if node.op in ("$eq", "$in"):
         return _join("$or", [*_typed(f, "$in", values), *({f: {"$contains": v}} for v in values)])
     if node.op == "$nin":
         return _join("$and", [*_typed(f, "$nin", values), *({f: {"$not_contains": v}} for v in values)])
     if f in list_fields:
         raise ConfigError(f"retrieval.index=chroma cannot compare list-valued field {f!r} with {node.op}")
-    return {f: {node.op: node.value}}
+    return {f: {node.op: _float(node.value)}}
 
 
 def _typed(field: str, op: str, values: tuple) -> list[dict]:

@@ -18,7 +18,7 @@ from rag_bench.errors import ConfigError
 from rag_bench.index.pg_server import embedded_dsn
 from rag_bench.index.pg_sql import inline, vector_binary
 
-_SESSIONS: dict[str, Session] = {}
+_SESSIONS: dict[tuple[str, str], Session] = {}
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@|(password=)\S+")
 
 
@@ -26,11 +26,11 @@ def session(dsn: str | None, cache_root: Path) -> Session:
     """The process's session with ``dsn`` (None: the embedded server under ``cache_root/pgvector``)."""
     target = dsn or embedded_dsn(cache_root / "pgvector")
     where = "embedded PostgreSQL" if dsn is None else _PASSWORD.sub(r"\1\2***@", dsn)
-    live = _SESSIONS.get(target)
+    live = _SESSIONS.get((target, where))
     if live is not None and live.alive():
         return live
-    _SESSIONS[target] = Session(target, where)
-    return _SESSIONS[target]
+    _SESSIONS[target, where] = Session(target, where)
+    return _SESSIONS[target, where]
 
 
 class Session:

@@ -1,10 +1,11 @@
 """PostgreSQL + pgvector as the dense index (``retrieval.index=pgvector``): exact, HNSW or IVFFlat search in SQL.
 
 Vectors go into a table ``(id int4, embedding vector(dim), metadata jsonb)`` by binary COPY; the
-table is named by the vectors and the documents' metadata, an index by the table, the method
-and its build settings, so runs and sweep points with the same vectors and build settings
-reuse them (an ef_search sweep builds once). Each build is one transaction, recorded in
-``rag_bench_builds`` before it commits: an interrupted build leaves nothing half made.
+table is named by the vectors, the documents' metadata, the method and its build settings, and
+holds that one index (so the planner can only use the index being measured); runs and sweep
+points with the same vectors and build settings reuse them (an ef_search sweep builds once).
+Each build is one transaction, recorded in ``rag_bench_builds`` before it commits: an interrupted
+build leaves nothing half made.
 Search is ``ORDER BY embedding <#> q LIMIT depth`` (negative inner product, unit vectors), a
 filter becomes a WHERE on ``metadata`` (``pg_sql.where``), and every statement is logged into
 the run folder (``pgvector.sql``) with the plan of the first query. For ``hnsw``/``ivfflat``
@@ -102,9 +103,10 @@ class PgvectorIndex:
     def __init__(self, cfg: PgvectorConfig, vectors: np.ndarray, context: IndexContext, db: Session) -> None:
         self.cfg, self.db = cfg, db
         self.n_chunks, self.dim = vectors.shape
-        self.table = (
-            "rb_" + digest("pgvector", TABLE_LAYOUT, context.vectors_key, context.metadata_key, vectors.shape)[:24]
-        )
+        # one table per index (and build settings): a planner given two ANN indexes, or an exact query on a table
+        # with one, may pick another index than the one measured (an index scan plus an incremental sort by id)
+        key = digest("pgvector", TABLE_LAYOUT, context.vectors_key, context.metadata_key, vectors.shape)
+        self.table = "rb_" + digest(key, cfg.build_settings())[:24]
         self.index = f"{self.table}_{cfg.method}_{digest(cfg.build_settings())[:10]}"
         self.log: list[str] = [f"-- {db.version}, pgvector {db.extension}; server: {db.where}"]
         self.details: dict[str, object] = {"server": db.where, "pgvector": db.extension, "method": cfg.method}
@@ -167,7 +169,8 @@ class PgvectorIndex:
     def _configure(self) -> None:
         """The session settings of this index's searches (set again whenever another index used the session)."""
         cfg = self.cfg
-        settings = {"enable_seqscan": "on" if cfg.method == "exact" else "off"}
+        exact = cfg.method == "exact"
+        settings = {"enable_seqscan": "on" if exact else "off", "enable_indexscan": "off" if exact else "on"}
         if cfg.method == "hnsw":
             settings.update({"hnsw.ef_search": cfg.ef_search, "hnsw.iterative_scan": cfg.iterative_scan})
             settings["hnsw.max_scan_tuples"] = cfg.max_scan_tuples
