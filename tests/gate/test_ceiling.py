@@ -1,18 +1,27 @@
 """Gate rules for lower-is-better metrics: leak@k held under a ceiling (max: 0 holds it at exactly 0)."""
 
+import json
+
 import pandas as pd
 import pytest
 
 from rag_bench.errors import ConfigError
 from rag_bench.gate.gate import load_rules, run_gate
 from rag_bench.gate.render import gate_markdown
-from rag_bench.gate.runs import Run
+from rag_bench.gate.runs import load_run
 
 
-def _run(name, leaks, recalls):
+def _run(folder, leaks, recalls):
+    """A run folder written by hand: per-question leak@10 and recall@10."""
+    folder.mkdir()
     ids = [f"q{i}" for i in range(len(leaks))]
-    table = pd.DataFrame({"question_id": ids, "labelled": True, "leak@10": leaks, "recall@10": recalls})
-    return Run(folder=None, label=name, per_question=table.set_index("question_id"))
+    table = pd.DataFrame({"question_id": ids, "labelled": True, "first_hit_rank": 1.0, "hit@10": recalls,
+                          "leak@10": leaks, "recall@10": recalls, "top_chunks": "[]"})  # fmt: skip
+    table.to_csv(folder / "per_question.csv", index=False)
+    metrics = {"leak@10": sum(leaks) / len(leaks), "recall@10": sum(recalls) / len(recalls)}
+    (folder / "metrics.json").write_text(json.dumps({"dataset": "hand", "n_questions": len(ids), "metrics": metrics}))
+    (folder / "config.yaml").write_text("dataset:\n  name: hand\n  path: null\n")
+    return load_run(folder)
 
 
 def test_leak_held_at_zero(tmp_path):
@@ -20,10 +29,10 @@ def test_leak_held_at_zero(tmp_path):
     config.write_text("- metric: leak@10\n  max: 0\n- metric: recall@10\n  max_drop: 0.05\n")
     rules = load_rules(config)
     assert (rules[0].ceiling, rules[1].ceiling) == (0.0, None)
-    base = _run("base", [0.0] * 6, [1.0] * 6)
-    clean = run_gate(base, _run("clean", [0.0] * 6, [1.0] * 6), rules)
+    base = _run(tmp_path / "base", [0.0] * 6, [1.0] * 6)
+    clean = run_gate(base, _run(tmp_path / "clean", [0.0] * 6, [1.0] * 6), rules)
     assert clean.passed and clean.verdicts[0].status == "under ceiling"
-    one_leak = run_gate(base, _run("leaky", [0.0] * 5 + [0.1], [1.0] * 6), rules)  # one chunk of one question
+    one_leak = run_gate(base, _run(tmp_path / "leaky", [0.0] * 5 + [0.1], [1.0] * 6), rules)  # one chunk
     assert not one_leak.passed and one_leak.verdicts[0].status == "regression"
     assert "max 0.000" in gate_markdown(one_leak) and "**FAIL**" in gate_markdown(one_leak)
 
