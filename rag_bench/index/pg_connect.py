@@ -18,6 +18,9 @@ from rag_bench.errors import ConfigError
 from rag_bench.index.pg_server import embedded_dsn
 from rag_bench.index.pg_sql import inline, vector_binary
 
+CATALOG = """CREATE TABLE IF NOT EXISTS rag_bench_builds (
+    name text PRIMARY KEY, table_name text NOT NULL, settings jsonb NOT NULL,
+    build_seconds float8 NOT NULL, built_at timestamptz NOT NULL DEFAULT now())"""  # every committed build
 _SESSIONS: dict[tuple[str, str], Session] = {}
 _PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@|(password=)\S+")
 
@@ -52,8 +55,6 @@ class Session:
         self._applied: dict[str, object] = {}
         with self.transaction("rag-bench catalog") as tx:
             tx.run("CREATE EXTENSION IF NOT EXISTS vector")
-            from rag_bench.index.pgvector import CATALOG
-
             tx.run(CATALOG)
         self.version = self.scalar("SELECT version()").split(" on ")[0]
         self.extension = self.scalar("SELECT extversion FROM pg_extension WHERE extname = 'vector'")

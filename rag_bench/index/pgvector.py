@@ -36,9 +36,6 @@ METHODS = ("exact", "hnsw", "ivfflat")
 ITERATIVE = ("off", "strict_order", "relaxed_order")
 MAX_INDEXED_DIM = 2000  # pgvector indexes vector columns up to 2,000 dimensions
 TABLE_LAYOUT = 1  # part of table names: a change to what a table holds gets new tables
-CATALOG = """CREATE TABLE IF NOT EXISTS rag_bench_builds (
-    name text PRIMARY KEY, table_name text NOT NULL, settings jsonb NOT NULL,
-    build_seconds float8 NOT NULL, built_at timestamptz NOT NULL DEFAULT now())"""
 
 
 @dataclass

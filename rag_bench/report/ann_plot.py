@@ -7,14 +7,19 @@ is drawn as a dashed horizontal line at its quality (and its latency marked on i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-if TYPE_CHECKING:
-    from rag_bench.report.plots import PlotData
+
+class PlotData(Protocol):
+    """What the plot reads of ``report.plots.PlotData`` (not imported: plots.py imports this module)."""
+
+    table: pd.DataFrame
+    metric: str
+
 
 LATENCY = "latency_ms_p95"
 METHOD_KEYS = ("retrieval.index.method", "retrieval/index", "retrieval.index")  # first one the sweep set wins
