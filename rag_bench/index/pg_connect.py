@@ -7,6 +7,7 @@ server build each table once and the others reuse it.
 
 from __future__ import annotations
 
+import atexit
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -34,6 +35,14 @@ def session(dsn: str | None, cache_root: Path) -> Session:
         return live
     _SESSIONS[target, where] = Session(target, where)
     return _SESSIONS[target, where]
+
+
+@atexit.register
+def _close_all() -> None:
+    """Close every session's connection when the process ends (before the server it talks to stops)."""
+    for live in _SESSIONS.values():
+        live.conn.close()
+    _SESSIONS.clear()
 
 
 class Session:
