@@ -7,18 +7,26 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 from omegaconf import OmegaConf
 
 from rag_bench.cache import atomic_write
 from rag_bench.pipeline import RunResult
 
 
-def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) -> dict:
-    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
+def write_run(
+    result: RunResult, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
+) -> dict:
+    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object.
+
+    ``fingerprint`` (``run_folder.fingerprint``) is recorded with the metrics: what the numbers depend on.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     (out_dir / "config.yaml").write_text(text, encoding="utf-8")
     payload = metrics_payload(result)
+    if fingerprint is not None:
+        payload["fingerprint"] = fingerprint
     table = result.evaluation.per_question.copy()
     table["top_chunks"] = table["top_chunks"].map(json.dumps)
     table.to_csv(out_dir / "per_question.csv", index=False)
@@ -37,15 +45,20 @@ def config_yaml(config) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(config))
 
 
-def finished(out_dir: Path, config_text: str) -> dict | None:
-    """The metrics of an earlier run in ``out_dir`` whose config.yaml is ``config_text``, or None."""
+def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> dict | None:
+    """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
+
+    The same config.yaml text is not enough: the dataset (or a file a setting names) may have
+    changed since, so the recorded fingerprint must match too.
+    """
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
     if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_text:
         return None
     try:
-        return json.loads(metrics.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        payload = json.loads(metrics.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return None
+    return payload if payload.get("fingerprint") == fingerprint else None
 
 
 def metrics_payload(result: RunResult) -> dict:
@@ -54,6 +67,7 @@ def metrics_payload(result: RunResult) -> dict:
         "dataset": result.dataset.name,
         "n_questions": ev.n_scored,
         "n_unlabelled": ev.n_unlabelled,
+        "shortfall": ev.shortfall,  # questions whose candidates fall short of a cut-off (capped metrics)
         "metrics": {name: _number(s.mean) for name, s in ev.summary.items()} | ann_metric(result),
         "ci95": {name: [_number(s.ci_low), _number(s.ci_high)] for name, s in ev.summary.items()},
         "stderr": {name: _number(s.stderr) for name, s in ev.summary.items()},
@@ -77,15 +91,36 @@ def ann_metric(result: RunResult) -> dict[str, float]:
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
-    """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``."""
+    """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
+
+    Scores are written so that any TREC tool ranks the chunks exactly as rag-bench did
+    (``trec_scores``), in full float64 precision.
+    """
     lines = []
     for q, question in enumerate(result.dataset.questions):
-        for rank, (c, score) in enumerate(zip(result.ranked[q], result.scores[q], strict=True), start=1):
-            if c < 0:
-                break
-            value = score if math.isfinite(score) else 0.0
-            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {value:.6f} {tag}\n")
+        row = result.ranked[q][result.ranked[q] >= 0]
+        for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: row.size]), strict=True), start=1):
+            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {score!r} {tag}\n")
     path.write_text("".join(lines), encoding="utf-8")
+
+
+def trec_scores(scores: np.ndarray) -> list[float]:
+    """A ranking's scores, best first, made strictly decreasing by the smallest possible steps.
+
+    trec_eval orders a question's entries by score descending, then docno descending, so tied scores
+    would come back in docno order, not rag-bench's (corpus order). Each score is therefore lowered to
+    just below the one before it when it is not already below it: w_1 = s_1, w_i = min(s_i,
+    nextafter(w_{i-1}, -inf)); a non-finite score (below a reranker's depth) continues the same way.
+    Every w_i is within a few float64 ulps of s_i when the scores were finite.
+    """
+    out: list[float] = []
+    for s in np.asarray(scores, dtype=np.float64):
+        if not out:
+            out.append(float(s) if math.isfinite(s) else 0.0)
+            continue
+        below = float(np.nextafter(out[-1], -np.inf))
+        out.append(min(float(s), below) if math.isfinite(s) else below)
+    return out
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
