@@ -77,7 +77,7 @@ def main() -> None:
             ratio = float(np.median(seconds) / np.median(exact_s))
             details.append(
                 f"{label}: recall@{DEPTH} {recall:.4f}, filtered (2% of rows) {recall_rare:.4f}; build {build_s:.1f} s "
-                f"(first index over these vectors includes loading them), {index.nbytes / 2**20:.1f} MiB on disk; "
+                f"(loading the vectors and building the index), {index.nbytes / 2**20:.1f} MiB on disk; "
                 f"p50 {p50:.2f} ms, p95 {p95:.2f} ms, {ratio:.1f}x exact's per-query time"
             )
             checks.append(Check("7 vectordb", f"{label} recall@{DEPTH} vs exact", recall, "info", 0.0))
