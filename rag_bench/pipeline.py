@@ -42,6 +42,8 @@ class Stats:
     cache_hits: int = 0  # chunk and question texts whose dense vectors came from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
     ann_recall: float | None = None  # retrieval.index=hnsw: recall of its top depth against exact search
+    filtered_ann_recall: float | None = None  # the same over filtered questions, against exact filtered search
+    index: dict[str, object] = field(default_factory=dict)  # the dense index's build, size and latency report
     index_bytes: int = 0
     tokens: int = 0  # billed API tokens (embedding and reranking) in this run
     cost_usd: float = 0.0  # estimated API cost of this run (configs/prices.yaml)
@@ -77,6 +79,7 @@ class RunResult:
     evaluation: Evaluation
     stats: Stats
     stages: dict[str, Candidates] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # more run-folder files (name -> text): an index's SQL
 
 
 def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = None) -> RunResult:
@@ -118,7 +121,8 @@ def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = 
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     stats.embedded = ws.tally.embedded - embedded_before
-    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages)
+    files = {name: text for part in stages.values() for name, text in part.stats.files.items()}
+    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files)
 
 
 def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dict[str, Candidates]:
@@ -137,6 +141,9 @@ def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dic
             stats.ann_recall = s.ann_recall
         if s.details:
             stats.retrieval[name] = dict(s.details)
+        if s.filtered_ann_recall is not None:
+            stats.filtered_ann_recall = s.filtered_ann_recall
+        stats.index = dict(s.index) or stats.index
     labels = [" ".join([n, str((p.stats.details or {}).get("source", ""))]).strip() for n, p in parts.items()]
     stats.retriever = f"{found_name}({', '.join(labels)})" if found.parts else labels[0]
     stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
@@ -200,4 +207,4 @@ def chunk_dataset(
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
-    return Corpus(key, chunks), cached
+    return Corpus(key, chunks, {d.id: d.metadata for d in dataset.documents}), cached

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from rag_bench.filters import Filter
+
 
 @dataclass(frozen=True)
 class Document:
@@ -41,6 +43,7 @@ class Question:
     category: str | None = None
     split: str | None = None
     source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
+    filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
 
     @property
     def labelled(self) -> bool:

@@ -33,6 +33,7 @@ SCRIPTS = {
     "bm25-cli": "bench_bm25_cli.py",
     "embed": "bench_embed.py",
     "chunkers": "bench_chunkers.py",
+    "vectordb": "bench_vectordb.py",
 }
 NOT_MEASURED = [
     "[S4 warm sweep] warm 24-point sweep >= 20x its cold run, 0 texts embedded: not measured yet "

@@ -18,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from rag_bench.data.jsonl import BOM, UTF8_FIX, field, read_jsonl, reject_unknown
+from rag_bench.data.metadata import with_sidecar
 from rag_bench.data.questions import QUESTION_FIELDS, check_id, parse_question
 from rag_bench.errors import DataError
 from rag_bench.types import Dataset, Document, Question
@@ -49,7 +50,7 @@ def load_documents(folder: Path) -> tuple[Document, ...]:
         raise DataError(folder, "has neither documents.jsonl nor a docs/ folder", fix="add one of them")
     if not documents:
         raise DataError(jsonl if jsonl.is_file() else docs, "holds no documents", fix="add documents")
-    return documents
+    return with_sidecar(folder / "metadata.jsonl", documents)
 
 
 def _documents_from_jsonl(path: Path) -> Iterator[Document]:

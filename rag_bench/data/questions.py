@@ -11,7 +11,8 @@ text}`` (an excerpt found verbatim exactly once), or both (the text must equal
 ``document[start:end]``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
 0 or below judged not relevant, as trec_eval). ``source`` (e.g. ``synthetic``),
 ``generator`` (the settings that produced a generated question) and ``flags`` (review
-notes) describe where a question came from.
+notes) describe where a question came from. ``filter`` (rag_bench/filters.py) limits the
+documents the asker may see; its evidence must lie inside it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from types import MappingProxyType
 
 from rag_bench.data.jsonl import field, reject_unknown
 from rag_bench.data.locate import find_excerpt
+from rag_bench.data.metadata import question_filter
 from rag_bench.errors import DataError
 from rag_bench.types import Document, Question, Span
 
@@ -36,6 +38,7 @@ QUESTION_FIELDS = {
     "source",
     "generator",
     "flags",
+    "filter",
 }
 SPAN_FIELDS = {"doc_id", "start", "end", "text"}
 MAX_GRADE = 2**31 - 1  # trec_eval reads grades as C ints
@@ -66,15 +69,17 @@ def parse_question(
             )
         spans.append(span)
     _provenance(path, line, obj)
+    judgements = _judgements(path, line, obj, documents)
     return Question(
         id=qid,
         text=text,
         spans=tuple(spans),
-        judgements=_judgements(path, line, obj, documents),
+        judgements=judgements,
         answer=field(path, line, obj, "answer", str, required=False),
         category=field(path, line, obj, "category", str, required=False),
         split=field(path, line, obj, "split", str, required=False),
         source=field(path, line, obj, "source", str, required=False),
+        filter=question_filter(path, line, obj.get("filter"), documents, spans, judgements),
     )
 
 

@@ -3,6 +3,9 @@
 A metric regresses when ``mean(baseline) - mean(current) > max_drop`` and the one-sided
 sign-flip test of the per-question differences (``rag_bench.gate.stats``) gives p < alpha.
 Each metric is tested at alpha on its own (no correction across the gated metrics).
+
+A metric where lower is better (``leak@k``) is held under a ceiling instead: ``{metric: leak@10,
+max: 0}`` fails whenever the current run's mean exceeds ``max`` (no test: one leaked chunk is a leak).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from rag_bench.errors import ConfigError
 from rag_bench.gate.runs import Run, common_questions, first_hit_ranks, hits_at, metric_values, question_texts
 from rag_bench.gate.stats import paired_test
+from rag_bench.score.metrics import FAMILIES
 from rag_bench.score.names import Metric, parse_metric
 
 DEFAULT_METRIC = "recall@10"
@@ -30,6 +34,7 @@ class GateRule:
 
     metric: Metric
     max_drop: float
+    ceiling: float | None = None  # lower-is-better metrics: the current mean may not exceed it
 
 
 @dataclass(frozen=True)
@@ -90,9 +95,24 @@ def _rule(name: object, max_drop: object, where: str) -> GateRule:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as recall@10")
     metric = parse_metric(name)
+    if not FAMILIES[metric.family].higher_is_better:
+        raise ConfigError(
+            f"{where}: {metric} is lower-is-better; hold it under a ceiling with {{metric: {metric}, max: 0}}"
+        )
     if isinstance(max_drop, bool) or not isinstance(max_drop, int | float) or not 0 <= max_drop <= 1:
         raise ConfigError(f"{where}: max_drop of {metric} ({max_drop!r}) must be a number from 0 to 1, e.g. 0.02")
     return GateRule(metric, float(max_drop))
+
+
+def _ceiling_rule(name: object, ceiling: object, where: str) -> GateRule:
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as leak@10")
+    metric = parse_metric(name)
+    if FAMILIES[metric.family].higher_is_better:
+        raise ConfigError(f"{where}: {metric} is higher-is-better; gate it with max_drop, not max")
+    if isinstance(ceiling, bool) or not isinstance(ceiling, int | float) or not 0 <= ceiling <= 1:
+        raise ConfigError(f"{where}: max of {metric} ({ceiling!r}) must be a number from 0 to 1, e.g. 0")
+    return GateRule(metric, 0.0, float(ceiling))
 
 
 def load_rules(path: str | Path) -> tuple[GateRule, ...]:
@@ -110,9 +130,13 @@ def load_rules(path: str | Path) -> tuple[GateRule, ...]:
         raise ConfigError(f"gate config {path} must be a non-empty list of {{metric: NAME, max_drop: X}} entries")
     rules = []
     for i, entry in enumerate(entries, start=1):
+        where = f"gate config {path} entry {i}"
+        if isinstance(entry, dict) and set(entry) == {"metric", "max"}:
+            rules.append(_ceiling_rule(entry["metric"], entry["max"], where))
+            continue
         if not isinstance(entry, dict) or set(entry) != {"metric", "max_drop"}:
-            raise ConfigError(f"gate config {path} entry {i} ({entry!r}) must have exactly the keys metric, max_drop")
-        rules.append(_rule(entry["metric"], entry["max_drop"], f"gate config {path} entry {i}"))
+            raise ConfigError(f"{where} ({entry!r}) must have exactly the keys metric, max_drop (or metric, max)")
+        rules.append(_rule(entry["metric"], entry["max_drop"], where))
     return tuple(rules)
 
 
@@ -154,7 +178,9 @@ def _verdict(baseline: Run, current: Run, ids: list[str], rule: GateRule, alpha:
         )
     test = paired_test(before[keep], after[keep], alternative="less", seed=seed)
     drop = -test.delta
-    if not drop > 0:
+    if rule.ceiling is not None:  # lower is better: the current mean itself is held down
+        status = "regression" if test.current > rule.ceiling + _EPS else "under ceiling"
+    elif not drop > 0:
         status = "no drop"
     elif drop <= rule.max_drop + _EPS:
         status = "within margin"

@@ -13,6 +13,7 @@ TEXT_WIDTH = 100  # question text is cut to this many characters in tables
 VERDICT_TEXT = {
     "no drop": "pass: no drop",
     "within margin": "pass: within margin",
+    "under ceiling": "pass: at or under its ceiling",
     "not significant": "pass: drop not significant",
     "regression": "**FAIL**: regression",
 }
@@ -42,10 +43,15 @@ def gate_markdown(result: GateResult, diff: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _limit(v: Verdict, prefix: str = "") -> str:
+    """The rule's bound: the allowed drop, or a ceiling on the current mean (lower-is-better metrics)."""
+    return f"max {v.rule.ceiling:.3f}" if v.rule.ceiling is not None else f"{prefix}{v.rule.max_drop:.3f}"
+
+
 def _verdict_row(v: Verdict) -> str:
     return (
         f"| {v.rule.metric} | {_num(v.baseline)} | {_num(v.current)} | {_signed(v.delta)} | "
-        f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}] | {_p(v.p_value)} | {v.rule.max_drop:.3f} | "
+        f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}] | {_p(v.p_value)} | {_limit(v)} | "
         f"{VERDICT_TEXT[v.status]} |"
     )
 
@@ -79,7 +85,7 @@ def gate_junit(result: GateResult) -> str:
         case = ET.SubElement(suite, "testcase", {"classname": "rag-bench.gate", "name": str(v.rule.metric)})
         summary = (
             f"{v.rule.metric}: baseline {_num(v.baseline)}, current {_num(v.current)}, delta {_signed(v.delta)} "
-            f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}], p {_p(v.p_value)}, max drop {v.rule.max_drop:.3f}: "
+            f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}], p {_p(v.p_value)}, {_limit(v, 'max drop ')}: "
             f"{v.status}"
         )
         if v.regressed:

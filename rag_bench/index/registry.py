@@ -1,4 +1,4 @@
-"""Dense indexes by config name (``retrieval.index=exact|hnsw``): each one's settings schema and builder.
+"""Dense indexes by config name (``retrieval.index=exact|hnsw|pgvector|chroma``): each one's schema and builder.
 
 Adding an index: a module with its settings dataclass (derived from ``index.base.IndexConfig``)
 and ``build(cfg, vectors, context) -> VectorIndex``, one entry here, and
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.index import dense, hnsw
+from rag_bench.index import chroma, dense, hnsw, pgvector
 from rag_bench.index.base import IndexConfig, IndexContext, VectorIndex
 
 
@@ -25,6 +25,8 @@ class IndexEntry:
 VECTOR_INDEXES: dict[str, IndexEntry] = {
     "exact": IndexEntry(dense.ExactIndexConfig, dense.build),
     "hnsw": IndexEntry(hnsw.HNSWConfig, hnsw.build),
+    "pgvector": IndexEntry(pgvector.PgvectorConfig, pgvector.build),
+    "chroma": IndexEntry(chroma.ChromaConfig, chroma.build),
 }
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from rag_bench.report.ann_plot import ann_tuning_plot
 from rag_bench.report.cost_plot import cost_plot
 from rag_bench.report.marks import DIFF
 from rag_bench.report.plot_style import (
@@ -237,4 +238,5 @@ PLOTS: dict[str, Callable[[PlotData], Figure | None]] = {
     "metric_vs_dimension.png": dimension_plot,
     "metric_vs_rerank_depth.png": rerank_depth_plot,
     "quality_vs_cost.png": cost_plot,
+    "recall_vs_p95_latency.png": ann_tuning_plot,
 }

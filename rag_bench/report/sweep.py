@@ -41,6 +41,7 @@ KNOBS = (
 WORK = ("chunks", "mean_chunk_chars", "index_bytes", "seconds", "embedded", "cache_hits", "tokens", "cost_usd")
 # what the configuration needs of its models whatever the sweep order (stats.work, report/work.py); NaN when unrecorded
 CONFIG_WORK = ("work_chars", "work_cost_usd")
+WORK += ("latency_ms_p95",)
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,7 @@ def _work(stats: dict) -> dict[str, float]:
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
         **_configuration_work(stats.get("work")),
+        "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
     }
 
 

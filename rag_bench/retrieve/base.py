@@ -16,8 +16,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from omegaconf import MISSING
 
+from rag_bench.cache import digest
 from rag_bench.errors import ConfigError
+from rag_bench.filters import Filter, MetadataTable
 from rag_bench.types import Chunk, Question
+
+FILTER_MODES = ("pre", "post", "none")  # retrieval.filter_mode: inside the index / drop after / ignore
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,22 @@ class Corpus:
 
     key: str
     chunks: list[Chunk]
+    documents: Mapping[str, Mapping[str, object]] = field(default_factory=dict)  # doc id -> its metadata
 
     @cached_property
     def passages(self) -> list[str]:
         """The indexed text (prefix and source) of every chunk, built once per corpus."""
         return [c.indexed_text for c in self.chunks]
+
+    @cached_property
+    def metadata(self) -> MetadataTable:
+        """Each chunk's document metadata, for filters (a chunk carries its document's metadata)."""
+        return MetadataTable([self.documents.get(c.doc_id, {}) for c in self.chunks])
+
+    @cached_property
+    def metadata_key(self) -> str:
+        """A key naming every document's metadata (filtered lists depend on it)."""
+        return digest(sorted((d, sorted(m.items(), key=str)) for d, m in self.documents.items()))
 
 
 @dataclass(frozen=True)
@@ -43,10 +58,11 @@ class Query:
     id: str  # the question's id
     text: str
     input_type: str = "query"
+    filter: Filter | None = None  # the documents the question may see (retrieval.filter_mode decides how)
 
     @classmethod
     def of(cls, question: Question) -> Query:
-        return cls(question.id, question.text)
+        return cls(question.id, question.text, filter=question.filter)
 
 
 @dataclass(frozen=True)
@@ -58,6 +74,9 @@ class RetrievalStats:
     cache_hits: int = 0  # chunk and question vectors served from the cache
     truncated: int = 0  # chunks longer than the embedder's input limit
     ann_recall: float | None = None  # approximate index: share of the exact top depth it found
+    filtered_ann_recall: float | None = None  # the same over filtered queries, against exact filtered search
+    index: Mapping[str, object] = field(default_factory=dict)  # dense index report: build, size, latency
+    files: Mapping[str, str] = field(default_factory=dict)  # run-folder files (name -> text), e.g. the SQL run
     seconds: float = 0.0
     reused: bool = False  # the whole list came from the cache
     steps: Mapping[str, float] = field(default_factory=dict)  # seconds of named steps within ``seconds``
@@ -105,10 +124,13 @@ class RetrievalConfig:
 
     mode: str = MISSING
     depth: int = 20  # candidates taken from each index
+    filter_mode: str = "pre"  # questions' filters: pre (inside each index), post (drop after), none (ignore)
 
     def __post_init__(self) -> None:
         if self.depth < 1:
             raise ConfigError(f"retrieval.depth ({self.depth}) must be at least 1")
+        if self.filter_mode not in FILTER_MODES:
+            raise ConfigError(f"retrieval.filter_mode ({self.filter_mode!r}) must be one of: {', '.join(FILTER_MODES)}")
         for klass in type(self).__mro__:  # each settings mixin checks its own keys
             check = vars(klass).get("check")
             if check is not None:

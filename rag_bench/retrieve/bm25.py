@@ -1,10 +1,16 @@
-"""BM25 retrieval over the corpus's chunks (``retrieval=bm25``, and BM25's list in a fusion)."""
+"""BM25 retrieval over the corpus's chunks (``retrieval=bm25``, and BM25's list in a fusion).
+
+A filtered query ranks every chunk that holds a query term and keeps the first ``depth`` its
+filter allows: the top depth of the masked scores, ties in corpus order as everywhere.
+"""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from rag_bench.cache import digest
 from rag_bench.chunk.settings import one_of
@@ -37,6 +43,7 @@ class BM25Retriever:
     """Okapi BM25 (or Lucene's variant) top ``depth`` chunks per question."""
 
     name = "bm25"
+    applies_filters = True
 
     def __init__(self, cfg: BM25Settings, resources: Resources) -> None:
         self.cfg, self.resources = cfg, resources
@@ -55,7 +62,14 @@ class BM25Retriever:
         start = time.perf_counter()
         index = self.resources.workspace.remember("bm25", digest(*self.cache_key()), build)
         built = time.perf_counter()
-        indices, scores = index.search([analyze(q.text) for q in queries], depth)
+        tokens = [analyze(q.text) for q in queries]
+        indices, scores = index.search(tokens, depth)
+        for row, query in enumerate(queries):
+            if query.filter is not None:
+                ranked, values = index.search([tokens[row]], index.n_docs)  # every chunk holding a query term
+                keep = np.flatnonzero((ranked[0] >= 0) & corpus.metadata.mask(query.filter)[ranked[0]])[:depth]
+                indices[row], scores[row] = -1, -np.inf
+                indices[row, : keep.size], scores[row, : keep.size] = ranked[0, keep], values[0, keep]
         steps = {"build": built - start, "search": time.perf_counter() - built}  # analysis included in each
         return Candidates(corpus.chunks, indices, scores, RetrievalStats(index_bytes=index.nbytes, steps=steps))
 

@@ -1,8 +1,9 @@
 """Candidate lists through the disk cache, keyed in one place.
 
-key = sha256("candidates", retriever.cache_key(), queries (id, text, input type), depth): a retriever names what
-its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
-cache adds the queries and the depth. A hit skips the index build and every embedding.
+key = sha256("candidates", retriever.cache_key(), queries (id, text, input type, filter), depth): a retriever
+names what its lists depend on (``Keyed``: its settings, the corpus's key, the embedder ...), and the
+cache adds the queries and the depth, and the documents' metadata when a query is filtered.
+A hit skips the index build and every embedding.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import numpy as np
 from rag_bench.cache import DiskCache, digest
 from rag_bench.retrieve.base import Candidates, Corpus, Keyed, Query, RetrievalStats, Retriever
 from rag_bench.types import Chunk
+
+REUSED_NOTE = "-- reused from the candidate cache: nothing below ran in this run; it ran when the list was computed"
 
 
 @dataclass(frozen=True)
@@ -37,11 +40,14 @@ class CachedRetriever:
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         start = time.perf_counter()
-        key = digest("candidates", self.inner.cache_key(), [(q.id, q.text, q.input_type) for q in queries], depth)
+        asked = [(q.id, q.text, q.input_type) + ((q.filter.source,) if q.filter else ()) for q in queries]
+        filtered = any(q.filter is not None for q in queries)
+        key = digest("candidates", self.inner.cache_key(), asked, depth, *([self.corpus.metadata_key] * filtered))
         stored, reused = self.cache.get_or_compute("candidates", key, lambda: self._compute(queries, depth))
         stats = stored.stats
-        if reused:  # nothing was embedded or looked up this time
-            stats = replace(stats, embedded=0, cache_hits=0, reused=True)
+        if reused:  # nothing was embedded or looked up this time; an index's log is from when the list was made
+            files = {name: f"{REUSED_NOTE}\n{text}" for name, text in stats.files.items()}
+            stats = replace(stats, embedded=0, cache_hits=0, reused=True, files=files)
         stats = replace(stats, seconds=time.perf_counter() - start)
         chunks = self.corpus.chunks if stored.chunks is None else stored.chunks
         return Candidates(chunks, stored.indices, stored.scores, stats)

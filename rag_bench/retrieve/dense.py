@@ -1,11 +1,14 @@
 """Dense retrieval: embed chunks (document mode) and questions (query mode), search a ``VectorIndex``.
 
 The index is ``retrieval.index`` (``index/registry.py``); an approximate one is also compared
-with exact search over the same vectors, and its recall at depth is reported.
+with exact search over the same vectors and the same filters, and its recall at depth is
+reported (``filtered_ann_recall`` over the filtered queries alone). Queries are searched one
+at a time, so each one's latency is measured (p50 and p95 in the index report).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -18,7 +21,7 @@ from rag_bench.embed.base import Embedder, TokenCounting, is_matryoshka
 from rag_bench.embed.dimension import reduce_dimension
 from rag_bench.embed.store import EmbedStats, embed_cached
 from rag_bench.errors import ConfigError
-from rag_bench.index.base import IndexContext
+from rag_bench.index.base import IndexContext, Reporting, VectorIndex
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
 from rag_bench.index.registry import VECTOR_INDEXES, build_index
@@ -50,6 +53,7 @@ class DenseRetriever:
     """Top ``depth`` chunks by inner product of unit vectors, from the configured index."""
 
     name = "dense"
+    applies_filters = True
 
     def __init__(self, cfg: DenseSettings, resources: Resources) -> None:
         if resources.embedder is None:
@@ -74,18 +78,29 @@ class DenseRetriever:
         )
         vectors, query_stats = self._embed_queries(queries)
         docs, vectors = reduce_dimension(docs, vectors, self.target, is_matryoshka(embedder))
-        context = IndexContext(ws.cache, digest("vectors", corpus.key, embedder.name, embedder.dimension, self.target))
+        key = digest("vectors", corpus.key, embedder.name, embedder.dimension, self.target)
+        context = IndexContext(ws.cache, key, corpus.metadata, corpus.metadata_key)
+        started = time.perf_counter()
         index = build_index(self.cfg.index, docs, context)
-        indices, scores = index.search(vectors, depth)
-        ann = None
+        build_seconds = time.perf_counter() - started
+        filters = [q.filter for q in queries]
+        indices, scores, latency = timed_search(index, vectors, depth, filters)
+        ann = filtered_ann = None
         if type(self.cfg.index).approximate:
-            ann = recall_at_depth(indices, DenseIndex(docs).search(vectors, depth)[0])
+            exact = DenseIndex(docs, corpus.metadata).search(vectors, depth, filters)[0]
+            ann = recall_at_depth(indices, exact)
+            rows = [i for i, f in enumerate(filters) if f is not None]
+            filtered_ann = recall_at_depth(indices[rows], exact[rows]) if rows else None
+        report, files = index_report(index, self.cfg.index.name, build_seconds, latency)
         stats = RetrievalStats(
             index_bytes=index.nbytes,
             embedded=doc_stats.embedded + query_stats.embedded,
             cache_hits=doc_stats.cache_hits + query_stats.cache_hits,
             truncated=count_truncated(ws, embedder, corpus),
             ann_recall=ann,
+            filtered_ann_recall=filtered_ann,
+            index=report,
+            files=files,
         )
         return Candidates(corpus.chunks, indices, scores, stats)
 
@@ -102,6 +117,41 @@ class DenseRetriever:
             out[rows] = vectors
             total = EmbedStats(total.embedded + stats.embedded, total.cache_hits + stats.cache_hits)
         return out, total
+
+
+def timed_search(
+    index: VectorIndex, vectors: np.ndarray, depth: int, filters: Sequence
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query searched on its own: (n, width) indices and scores, -1 / -inf padded, and (n,) seconds."""
+    seconds = np.zeros(len(vectors))
+    rows = []
+    for i in range(len(vectors)):
+        start = time.perf_counter()
+        rows.append(index.search(vectors[i : i + 1], depth, filters[i : i + 1]))
+        seconds[i] = time.perf_counter() - start
+    width = max((found.shape[1] for found, _ in rows), default=0)
+    indices = np.full((len(vectors), width), -1, np.int64)
+    scores = np.full((len(vectors), width), -np.inf)
+    for i, (found, values) in enumerate(rows):
+        indices[i, : found.shape[1]], scores[i, : found.shape[1]] = found[0], values[0]
+    return indices, scores, seconds
+
+
+def index_report(
+    index: VectorIndex, name: str, build_seconds: float, latency: np.ndarray
+) -> tuple[dict[str, object], dict[str, str]]:
+    """The index's report for metrics.json (build, size, per-query latency in ms) and its run-folder files."""
+    report: dict[str, object] = {"name": name, "build_seconds": build_seconds, "built": True, "disk_bytes": None}
+    files: dict[str, str] = {}
+    if isinstance(index, Reporting):
+        own = index.report()
+        report.update(build_seconds=own.build_seconds, built=own.built, disk_bytes=own.disk_bytes, **own.details)
+        if own.log_name:
+            files[own.log_name] = "".join(f"{line.rstrip()}\n" for line in own.log)
+    if latency.size:
+        p50, p95 = np.percentile(latency * 1000.0, [50, 95])
+        report.update(latency_ms_p50=float(p50), latency_ms_p95=float(p95), queries=int(latency.size))
+    return report, files
 
 
 def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:

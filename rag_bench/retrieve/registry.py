@@ -20,6 +20,7 @@ from rag_bench.retrieve import bm25, dense
 from rag_bench.retrieve.base import RetrievalConfig, Retriever
 from rag_bench.retrieve.cached import cached
 from rag_bench.retrieve.external import function, langchain, runfile, service
+from rag_bench.retrieve.filtering import with_filter_mode
 from rag_bench.retrieve.fusion import FusionRetriever, FusionSettings
 from rag_bench.retrieve.resources import Resources
 from rag_bench.variants import settings_of
@@ -100,6 +101,13 @@ def retrieval_config(mode: str, **settings) -> RetrievalConfig:
 
 
 def build_retriever(cfg: RetrievalConfig, resources: Resources) -> Retriever:
-    """The retriever ``cfg`` describes; lists that can be cached are read from / written to the cache."""
+    """The retriever ``cfg`` describes; lists that can be cached are read from / written to the cache.
+
+    Each first-stage retriever meets questions' filters as ``retrieval.filter_mode`` says (``filtering.py``).
+    """
     retriever = entries()[cfg.mode].build(cfg, resources)
-    return cached(retriever, resources.workspace.cache, resources.corpus)
+    found = cached(retriever, resources.workspace.cache, resources.corpus)
+    if cfg.mode not in RETRIEVERS:  # a fusion: its children meet the filters
+        return found
+    applies = getattr(retriever, "applies_filters", False)
+    return with_filter_mode(found, cfg.filter_mode, resources.corpus, applies)

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 from omegaconf import OmegaConf
 
+from rag_bench.cache import atomic_write
 from rag_bench.pipeline import RunResult
 from rag_bench.report.run_report import explain, write_explained
 
@@ -34,6 +35,8 @@ def write_run(
     write_trec(result, out_dir / "run.trec")
     if result.evaluation.documents is not None:
         write_document_trec(result, out_dir / "run_documents.trec")
+    for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
+        atomic_write(out_dir / name, lambda handle, text=text: handle.write(text.encode("utf-8")))
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
     (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return payload
@@ -80,10 +83,13 @@ def metrics_payload(result: RunResult) -> dict:
 
 
 def ann_metric(result: RunResult) -> dict[str, float]:
-    """``ann_recall@depth``: what an approximate index found of the exact top ``retrieval.depth``."""
-    if result.stats.ann_recall is None:
-        return {}
-    return {f"ann_recall@{result.config.retrieval.depth}": result.stats.ann_recall}
+    """``ann_recall@depth``: what an approximate index found of the exact top ``retrieval.depth``.
+
+    ``filtered_ann_recall@depth``: the same over filtered questions, against exact filtered search.
+    """
+    depth, stats = result.config.retrieval.depth, result.stats
+    found = {"ann_recall": stats.ann_recall, "filtered_ann_recall": stats.filtered_ann_recall}
+    return {f"{name}@{depth}": value for name, value in found.items() if value is not None}
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:

@@ -17,6 +17,7 @@ from rag_bench.errors import ConfigError
 from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
+from rag_bench.score.filtered import chunk_metadata, filter_metrics
 from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
@@ -55,6 +56,7 @@ def evaluate(
     judged = any(q.judgements for q in dataset.questions)
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
+    metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
     rows = []
     for q, question in enumerate(dataset.questions):
         row = ranked[q][ranked[q] >= 0]
@@ -76,12 +78,15 @@ def evaluate(
             reach["documents_retrieved"] = float((run.ranked[q] >= 0).sum())
         else:
             values, first = {}, None
+        if question.filter is not None:
+            values.update(filter_metrics(row, question.filter, metadata, ks, values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
     table = pd.DataFrame(rows)
     names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
     reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
+    filtered = ["selectivity"] if metadata is not None else []
     table = table.reindex(
-        columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, *reach_columns]
+        columns=["question_id", "category", "labelled", "n_spans", *filtered, "first_hit_rank", *names, *reach_columns]
         + ["top_chunks"]
     )
     scored = table[table["labelled"]]
@@ -120,7 +125,9 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     metric = parse_metric(name)
     family = FAMILIES[metric.family]
     kinds = {"span" if q.spans else "document" for q in dataset.questions if q.labelled}
-    levels = {level for level, fn in (("span", family.span), ("document", family.document)) if fn is not None}
+    kinds |= {"filtered" for q in dataset.questions if q.labelled and q.filter is not None}
+    measures = (("span", family.span), ("document", family.document), ("filtered", family.filtered))
+    levels = {level for level, fn in measures if fn is not None}
     if metric.unit == "chars":
         levels, cuts, knob = levels & {"span"}, budgets, "budgets"
     else:

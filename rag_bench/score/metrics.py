@@ -2,8 +2,10 @@
 
 A family is measured on span questions (``span``: a function of one question's ``SpanView``),
 on questions with document judgements (``document``: a function of every judged question's
-``DocumentCounts``, vectorised), on contexts cut by a character budget (``budget``: the span
-function on the cut context), at each cut-off k or once per question (``at_k``). Adding a metric
+``DocumentCounts``, vectorised), on questions that carry a metadata filter (``filtered``: a
+function of one question's ``FilterView``), on contexts cut by a character budget (``budget``:
+the span function on the cut context), at each cut-off k or once per question (``at_k``).
+``higher_is_better`` is False for metrics a gate holds down (``leak@k``). Adding a metric
 is one entry here; a metric name that no entry measures is an error (``score/names.py``).
 Definitions: DESIGN section 3 and the docstrings of ``spans.py``, ``budget.py`` and ``documents.py``.
 """
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.score.views import DocumentCounts, SpanView
+from rag_bench.score.views import DocumentCounts, FilterView, SpanView
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,8 @@ class Family:
     document: Callable[[DocumentCounts], np.ndarray] | None = None
     budget: bool = False  # also measured at budgets of N characters (``recall@2000chars``)
     at_k: bool = True  # False: measured once per question (no cut-off in its name)
+    filtered: Callable[[FilterView], float] | None = None
+    higher_is_better: bool = True
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -58,6 +62,11 @@ FAMILIES: dict[str, Family] = {
         Family("iou", span=lambda v: v.covered / (v.lengths + v.evidence_chars - v.covered)),
         Family("map", document=lambda d: _ratio(d.ap, d.n_relevant)),
         Family("precision", document=lambda d: d.hits / d.k),
+        # Filtered questions: leak@k = forbidden chunks in the top k / chunks in the top k (0 for an empty list);
+        # filtered_recall@k and filtered_ndcg@k are recall@k and ndcg@k over the filtered questions alone.
+        Family("leak", filtered=lambda v: v.forbidden / v.n_top if v.n_top else 0.0, higher_is_better=False),
+        Family("filtered_recall", filtered=lambda v: v.measured.get("recall", float("nan"))),
+        Family("filtered_ndcg", filtered=lambda v: v.measured.get("ndcg", float("nan"))),
         Family("precision_omega", span=lambda v: v.touched_covered / v.touched if v.touched else 0.0, at_k=False),
     )
 }
@@ -71,6 +80,11 @@ def span_families() -> list[Family]:
 def document_families() -> list[Family]:
     """Families measured at each k on questions with document judgements."""
     return [f for f in FAMILIES.values() if f.document is not None]
+
+
+def filtered_families() -> list[Family]:
+    """Families measured at each k on questions that carry a filter."""
+    return [f for f in FAMILIES.values() if f.filtered is not None]
 
 
 def budget_families() -> list[Family]:

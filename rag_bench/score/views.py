@@ -35,3 +35,13 @@ class DocumentCounts:
     dcg: np.ndarray  # sum over r <= k of grade / log2(r + 1)
     idcg: np.ndarray  # the same over the ideal ranking
     ap: np.ndarray  # sum over relevant r <= k of precision@r
+
+
+@dataclass(frozen=True)
+class FilterView:
+    """A filtered question's top k: how many of its chunks the filter forbids, and its other metrics at k."""
+
+    k: int
+    n_top: int  # chunks in the top k (fewer than k when the list is shorter)
+    forbidden: int  # of those, chunks whose document the question's filter forbids
+    measured: dict[str, float]  # the question's span or document metrics at this k, by family (recall, ndcg ...)

