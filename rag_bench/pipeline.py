@@ -26,6 +26,7 @@ from rag_bench.rerank.settings import CutRerankerConfig
 from rag_bench.retrieve.base import Candidates, Corpus, Query
 from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import Evaluation, evaluate
 from rag_bench.types import Chunk, Dataset
 from rag_bench.workspace import Workspace, workspace
@@ -92,7 +93,7 @@ def run(cfg: Config) -> RunResult:
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
-    retriever = build_retriever(cfg.retrieval, resources)
+    retriever = with_variants(build_retriever(cfg.retrieval, resources), cfg.retrieval, dataset, folder)
     found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)
     ranked, scores = found.indices, found.scores

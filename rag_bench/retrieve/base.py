@@ -17,6 +17,7 @@ import numpy as np
 from omegaconf import MISSING
 
 from rag_bench.errors import ConfigError
+from rag_bench.retrieve.variant_settings import QueryVariantSettings
 from rag_bench.types import Chunk, Question
 
 
@@ -43,6 +44,7 @@ class Query:
     id: str  # the question's id
     text: str
     input_type: str = "query"
+    variant: str = ""  # "" = the question itself; else the rewrite's kind (keywords, hyde, ...: retrieve/variants.py)
 
     @classmethod
     def of(cls, question: Question) -> Query:
@@ -96,11 +98,14 @@ class Keyed(Protocol):
 
 
 @dataclass
-class RetrievalConfig:
-    """Every retriever: its mode (the option's name) and how many candidates it returns per question."""
-
+class _Retrieval:
     mode: str = MISSING
     depth: int = 20  # candidates taken from each index
+
+
+@dataclass
+class RetrievalConfig(QueryVariantSettings, _Retrieval):
+    """Every retriever: its mode (the option's name), how many candidates it returns per question, query variants."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:
