@@ -23,6 +23,7 @@ VERBS: dict[str, str] = {
     "import": "rag_bench.data.importers.cli:main",
     "check-generation": "rag_bench.generate.cli:main",
     "contextualize": "rag_bench.chunk.contextualize:main",
+    "rewrite": "rag_bench.rewrite.cli:main",
 }
 
 
