@@ -3,11 +3,22 @@ import json
 import numpy as np
 import pytest
 
+from rag_bench.cache import DiskCache
+from rag_bench.chunk.registry import chunker_config
+from rag_bench.config import Config, DatasetConfig
+from rag_bench.data.native import load_dataset
+from rag_bench.embed.registry import embedder_config
+from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.errors import ConfigError, DataError
+from rag_bench.fuse.rrf import rrf
+from rag_bench.pipeline import chunk_dataset, run
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats
-from rag_bench.retrieve.registry import retrieval_config
+from rag_bench.retrieve.registry import build_retriever, retrieval_config
+from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import VariantRetriever, by_position, with_variants
-from rag_bench.types import Chunk, Dataset, Question
+from rag_bench.testing import FakeEmbedder
+from rag_bench.types import Chunk, Dataset, Document, Question
+from rag_bench.workspace import Workspace, workspace
 
 CHUNKS = [Chunk("d", 10 * i, 10 * i + 10, f"chunk {i}") for i in range(5)]
 LISTS = {  # text -> the chunk indices a fake retriever ranks for it, best first
@@ -195,3 +206,91 @@ def test_original_weight_zero_needs_a_rewrite_for_every_question(tmp_path):
 def test_bad_settings_fail_at_start(settings, message):
     with pytest.raises(ConfigError, match=message):
         retrieval_config("hybrid", **settings)
+
+
+DOC_TEXTS = [
+    "# Routers\nThe KR-7 router is reset with the pin on its back. Firmware v2 ships in June.",
+    "# Billing\nInvoices go out monthly. Refunds take a week and need form RF-2.",
+    "# Support\nCall support daily between nine and five. Tickets close after a week.",
+]
+
+
+def small_corpus(tmp_path):
+
+    docs = tuple(Document(f"d{i}.md", text) for i, text in enumerate(DOC_TEXTS))
+    questions = (Question("q1", "How do I reset the router?"), Question("q2", "When are invoices sent?"))
+    dataset = Dataset("small", docs, questions)
+    ws, embedder = Workspace(DiskCache(tmp_path / "cache")), FakeEmbedder()
+    corpus, _ = chunk_dataset(ws, dataset, chunker_config("fixed", size=40), embedder)
+    return ws, dataset, corpus, embedder
+
+
+def test_hybrid_lists_of_every_rewrite_are_fused_and_hyde_is_embedded_as_a_passage(tmp_path):
+
+    ws, dataset, corpus, embedder = small_corpus(tmp_path)
+    hybrid = build_retriever(retrieval_config("hybrid", depth=4), Resources(ws, corpus, dataset, embedder))
+    hyde = "The router is reset by pressing the pin."
+    variants = {"q1": {"hyde": (hyde,), "keywords": ("reset router",)}, "q2": {"hyde": (), "keywords": ("invoices",)}}
+    questions = [Query.of(q) for q in dataset.questions]
+    embedder.calls.clear()
+    found = VariantRetriever(hybrid, variants, original_weight=1.5, k_rrf=10).retrieve(questions, 4)
+    assert (1, "document") in embedder.calls  # the HyDE passage, in document mode
+    assert (2, "query") in embedder.calls and (2, "document") not in embedder.calls  # keywords as queries
+    # the oracle: the hybrid's own list for each text alone, fused by hand with rrf
+    alone = {text: hybrid.retrieve([Query(qid, text, mode)], 4).indices for qid, text, mode in [
+        ("q1", "How do I reset the router?", "query"), ("q1", hyde, "document"), ("q1", "reset router", "query"),
+        ("q2", "When are invoices sent?", "query"), ("q2", "invoices", "query"),
+    ]}  # fmt: skip
+    q1, _ = rrf([alone["How do I reset the router?"], alone[hyde], alone["reset router"]], 10, [1.5, 1.0, 1.0])
+    q2, _ = rrf([alone["When are invoices sent?"], alone["invoices"]], 10, [1.5, 1.0])
+    assert [c for c in found.indices[0] if c >= 0] == [c for c in q1[0] if c >= 0]
+    assert [c for c in found.indices[1] if c >= 0] == [c for c in q2[0] if c >= 0]
+    assert list(found.parts) == ["bm25", "dense", "hyde", "keywords"]
+
+
+def test_a_sweep_over_kinds_embeds_each_text_once_and_reuses_each_kinds_lists(tmp_path):
+
+    folder = tmp_path / "small"
+    folder.mkdir()
+    docs = [{"id": f"d{i}.md", "text": t} for i, t in enumerate(DOC_TEXTS)]
+    (folder / "documents.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8")
+    rows = [
+        {"id": "q1", "question": "How do I reset the router?", "evidence": [{"doc_id": "d0.md", "text": "pin"}]},
+        {"id": "q2", "question": "When are invoices sent?", "evidence": [{"doc_id": "d1.md", "text": "monthly"}]},
+    ]
+    (folder / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    lines = [line("q1", "hyde", "Press the pin to reset it."), line("q2", "hyde", "Invoices go out monthly.")]
+    lines += [line("q1", "keywords", "reset router"), line("q2", "keywords", "invoices sent")]
+    variants = write_lines(tmp_path / "v.jsonl", lines)
+
+    def point(kinds):
+        retrieval = retrieval_config("hybrid", query_variants=str(variants), variant_kinds=kinds)
+        config = Config(
+            dataset=DatasetConfig("small", str(folder)),
+            chunker=chunker_config("fixed", size=40),
+            embedder=embedder_config("fake"),
+            retrieval=retrieval,
+            cache_dir=str(tmp_path / "cache"),
+            bootstrap=10,
+        )
+        return run(config).stats
+
+    sweep = [point(kinds) for kinds in ([], ["hyde"], ["keywords"], ["hyde", "keywords"])]
+    passages = {c.indexed_text for c in run_chunks(folder, tmp_path)}
+    documents = passages | {"Press the pin to reset it.", "Invoices go out monthly."}
+    queries = {"How do I reset the router?", "When are invoices sent?", "reset router", "invoices sent"}
+    assert sum(s.embedded for s in sweep) == len(documents) + len(queries)
+    assert [s.embedded for s in sweep] == [len(passages) + 2, 2, 2, 0]
+    assert sweep[3].reused == {"chunks": True, "bm25": True, "dense": True, "hyde": True, "keywords": True}
+    cache = workspace(str(tmp_path / "cache")).cache
+    for mode, texts in (("document", documents), ("query", queries)):
+        stored = VectorStore(cache, "fake/hash-64", 64, mode).known()
+        assert set(stored) == {text_key(t) for t in texts}
+
+
+def run_chunks(folder, tmp_path):
+
+    dataset = load_dataset(folder, "small")
+    return chunk_dataset(workspace(str(tmp_path / "cache")), dataset, chunker_config("fixed", size=40), FakeEmbedder())[
+        0
+    ].chunks
