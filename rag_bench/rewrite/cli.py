@@ -162,9 +162,7 @@ def rewrite(settings: RewriteConfig) -> Written:
         if cannot:
             hint = NEEDS_MODEL if name == "offline" else "rewrite them with another generator"
             raise ConfigError(f"generator={name} cannot write {cannot} (it writes {list(rewriter.kinds)}); {hint}")
-        entries = rewrite_all(
-            rewriter, dataset, kinds, {"paraphrase": settings.paraphrases, "decompose": settings.subquestions}
-        )
+        entries = rewrite_all(rewriter, dataset, kinds, limits(settings))
     finally:
         rewriter.close()
     out = Path(settings.out or f"results/variants/{dataset.name}-{name}.jsonl")
@@ -173,6 +171,11 @@ def rewrite(settings: RewriteConfig) -> Written:
     usage_path = out.with_name(f"{out.stem}.usage.json")
     atomic_write(usage_path, lambda handle: handle.write((json.dumps(record, indent=2) + "\n").encode("utf-8")))
     return Written(out, usage_path, lines, record)
+
+
+def limits(settings: RewriteConfig) -> dict[str, int]:
+    """The most texts kept per kind (one for the kinds not listed)."""
+    return {"paraphrase": settings.paraphrases, "decompose": settings.subquestions}
 
 
 def rewrite_all(
