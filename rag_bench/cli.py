@@ -128,9 +128,10 @@ def run_job(cfg) -> float:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from rag_bench.config import validate
+    from rag_bench.config import objective_name, validate
     from rag_bench.pipeline import run
-    from rag_bench.report.run_outputs import config_yaml, console_table, finished, write_run
+    from rag_bench.report.console import console_table
+    from rag_bench.run_folder.write import config_yaml, finished, write_run
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -140,10 +141,10 @@ def run_job(cfg) -> float:
         payload = finished(out_dir, text) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
-            return payload["metrics"].get(config.objective, float("nan"))
+            return payload["metrics"].get(objective_name(config), float("nan"))
         payload = write_run(run(config), out_dir, text)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))
     print(f"outputs: {out_dir}")
-    return payload["metrics"].get(config.objective, float("nan"))
+    return payload["metrics"].get(objective_name(config), float("nan"))

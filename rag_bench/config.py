@@ -32,6 +32,14 @@ DEFAULT_CHOICES = {"chunker": "recursive", "embedder": "local", "retrieval": "hy
 NAME_KEYS = {"chunker": "name", "embedder": "name", "retrieval": "mode", "reranker": "name"}
 
 
+def objective_name(config: Config) -> str:
+    """The metric returned to Hydra's sweepers: ``objective`` when set (it must be measured), else ndcg@10,
+    or ndcg at the largest cut-off when 10 is not in ``ks``."""
+    if config.objective is not None:
+        return config.objective
+    return "ndcg@10" if 10 in config.ks else f"ndcg@{max(config.ks)}"
+
+
 def groups() -> dict[str, dict]:
     """Each config group's options (name -> entry with a ``schema``), the nested dense-index group included."""
     return {
@@ -61,7 +69,7 @@ class Config:
     cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
     seed: int = 0  # bootstrap seed
     bootstrap: int = 1000  # bootstrap resamples for confidence intervals
-    objective: str = "ndcg@10"  # the metric a run returns to Hydra sweepers (Optuna maximises it)
+    objective: str | None = None  # the metric a run returns to Hydra sweepers; null = ndcg@10 (see objective_name)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
 
     def __post_init__(self) -> None:
@@ -72,7 +80,8 @@ class Config:
         for group, name in DEFAULT_CHOICES.items():
             if getattr(self, group) == MISSING:
                 setattr(self, group, options[group][name].schema())
-        parse_metric(self.objective)
+        if self.objective is not None:
+            parse_metric(self.objective)
         if not self.ks or min(self.ks) < 1:
             raise ConfigError(f"ks ({list(self.ks)}) must be a non-empty list of positive cut-offs")
         if min(self.budgets, default=1) < 1:

@@ -27,7 +27,7 @@ from rag_bench.retrieve.base import Candidates, Corpus, Query
 from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import with_variants
-from rag_bench.score.evaluate import Evaluation, evaluate
+from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
 from rag_bench.types import Chunk, Dataset
 from rag_bench.workspace import Workspace, workspace
 
@@ -85,6 +85,8 @@ def run(cfg: Config) -> RunResult:
     with stats.stage("load"):
         folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
         dataset = load(ws, folder, cfg.dataset.name)
+        if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
+            check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
         reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws.cache))
     usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.errors import ConfigError, DataError, RagBenchError
+from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.names import Metric
 
 SHOW_IDS = 5  # question ids named in a mismatch message
@@ -27,25 +27,14 @@ class Run:
 
 def load_run(path: str | Path) -> Run:
     """A run from its folder or its ``metrics.json`` (``per_question.csv`` next to it)."""
-    given = Path(path)
-    folder = given.parent if given.name == "metrics.json" or given.suffix == ".json" else given
-    if not folder.is_dir():
-        raise DataError(given, "is not a run folder", fix="pass a folder written by `rag-bench` or its metrics.json")
-    for name in ("metrics.json", "per_question.csv"):
-        if not (folder / name).is_file():
-            raise DataError(folder / name, "is missing", fix="pass a complete run folder written by `rag-bench`")
-    try:
-        json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(folder / "metrics.json", f"is not valid JSON ({exc.msg})", line=exc.lineno) from exc
-    return Run(folder=folder, label=str(path), per_question=_read_per_question(folder / "per_question.csv"))
+    run = RunFolder(path, needs=("metrics.json", "per_question.csv"))
+    run.metrics  # noqa: B018 -- its metrics.json must be readable
+    return Run(folder=run.path, label=str(path), per_question=_labelled(run))
 
 
-def _read_per_question(path: Path) -> pd.DataFrame:
-    table = pd.read_csv(path, dtype={"question_id": str})
-    for column in ("question_id", "labelled"):
-        if column not in table.columns:
-            raise DataError(path, f"has no {column!r} column", fix="rerun `rag-bench` to rewrite the run folder")
+def _labelled(run: RunFolder) -> pd.DataFrame:
+    """The labelled rows of per_question.csv, indexed by question id (ids must be unique)."""
+    table, path = run.per_question, run.path / "per_question.csv"
     duplicates = table["question_id"][table["question_id"].duplicated()].unique()
     if len(duplicates):
         raise DataError(path, f"repeats question ids: {', '.join(duplicates[:SHOW_IDS])}", field="question_id")
@@ -107,17 +96,9 @@ def first_hit_ranks(run: Run) -> pd.Series:
 
 def question_texts(run: Run) -> dict[str, str]:
     """Question id -> text from the run's dataset (via config.yaml); {} when it cannot be loaded."""
-    import yaml
-    from omegaconf import OmegaConf
-
-    from rag_bench.data.bundled import dataset_folder
-    from rag_bench.data.native import load_dataset
-
     try:
-        config = OmegaConf.load(run.folder / "config.yaml")
-        folder = dataset_folder(config.dataset.name, config.dataset.get("path"))
-        return {q.id: q.text for q in load_dataset(folder).questions}
-    except (RagBenchError, OSError, ValueError, LookupError, AttributeError, TypeError, yaml.YAMLError):
+        return {q.id: q.text for q in RunFolder(run.folder).dataset().questions}
+    except (RagBenchError, OSError):
         return {}  # texts are a courtesy: without them the report names question ids only
 
 

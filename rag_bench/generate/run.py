@@ -15,7 +15,7 @@ from rag_bench.generate.checks import Checks, check
 from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.prompt import Prompt, build_prompt
 from rag_bench.generate.registry import build_generator
-from rag_bench.generate.run_folder import RetrievedRun, read_run
+from rag_bench.run_folder.read import RetrievedRun, read_run
 
 NAMESPACE = "answers"
 

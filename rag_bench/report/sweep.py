@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
 from rag_bench.errors import ConfigError, DataError
 from rag_bench.gate.runs import common_questions, load_run, metric_values
 from rag_bench.gate.sweep import DevTestChoice, PointMark, choose_on_dev, mark_best, question_split, seeded_split
+from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.names import parse_metric
 
 # config.yaml keys that are always columns, whether swept or not
@@ -78,17 +78,13 @@ def collect(sweep_dir: Path) -> SweepTable:
 
 
 def _read_point(folder: Path, root: Path) -> dict:
-    try:
-        metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise DataError(folder / "metrics.json", f"is not valid JSON ({exc.msg})", line=exc.lineno) from exc
-    hydra = _yaml(folder / ".hydra" / "hydra.yaml") or {}
+    run = RunFolder(folder)
     return {
         "point": _label(folder, root),
-        "metrics": metrics,
-        "config": _yaml(folder / "config.yaml") or metrics.get("config") or {},
-        "overrides": parse_overrides(_yaml(folder / ".hydra" / "overrides.yaml") or []),
-        "choices": (hydra.get("hydra") or {}).get("runtime", {}).get("choices", {}),
+        "metrics": run.metrics,
+        "config": run.config,
+        "overrides": parse_overrides(run.overrides()),
+        "choices": run.choices(),
     }
 
 
@@ -187,15 +183,6 @@ def _number(value: object) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else np.nan
 
 
-def _yaml(path: Path) -> object:
-    if not path.is_file():
-        return None
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise DataError(path, f"is not valid YAML ({exc})") from exc
-
-
 def _label(folder: Path, root: Path) -> str:
     return folder.relative_to(root).as_posix() if folder != root else "."
 
@@ -247,15 +234,11 @@ def mark_points(
 
 def _split(folder: Path, ids: list[str], test_fraction: float, seed: int) -> dict[str, str]:
     """The dataset's own dev/test field when its questions carry one, else a seeded split of ``ids``."""
-    from rag_bench.data.bundled import dataset_folder
-    from rag_bench.data.native import load_dataset
     from rag_bench.errors import RagBenchError
 
-    config = _yaml(folder / "config.yaml")
-    dataset = (config.get("dataset") or {}) if isinstance(config, dict) else {}
     try:
-        questions = load_dataset(dataset_folder(dataset["name"], dataset.get("path"))).questions
-    except (RagBenchError, OSError, KeyError, TypeError):
+        questions = RunFolder(folder).dataset().questions
+    except (RagBenchError, OSError):
         questions = []  # the dataset is gone or moved: split by question id
     wanted = set(ids)
     scored = [q for q in questions if q.id in wanted]

@@ -26,10 +26,11 @@ from rag_bench.cache import atomic_write
 from rag_bench.errors import DataError, RagBenchError
 from rag_bench.gate.runs import Run, common_questions, load_run, metric_values
 from rag_bench.gate.stats import holm, paired_test
+from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.names import parse_metric
 
 log = logging.getLogger(__name__)
-VARIANT_KEYS = ("query_variants", "variant_kinds", "original_weight", "variant_k_rrf")
+NO_VARIANTS = {"query_variants": None, "variant_kinds": None, "original_weight": 1.0, "variant_k_rrf": 60.0}
 ALL = "(all)"
 REPORT_NAME = "query_report.md"
 COLUMNS = (
@@ -86,8 +87,9 @@ def _folder_order(path: Path) -> tuple:
 
 
 def config_of(folder: Path) -> dict[str, Any]:
-    """The run's resolved configuration, as its ``metrics.json`` records it."""
-    return json.loads((folder / "metrics.json").read_text(encoding="utf-8"))["config"]
+    """The run's resolved configuration; runs written before query variants existed had none."""
+    config = RunFolder(folder, needs=("metrics.json", "per_question.csv")).config
+    return {**config, "retrieval": {**NO_VARIANTS, **config["retrieval"]}}
 
 
 def label(retrieval: dict[str, Any]) -> str:
@@ -111,7 +113,7 @@ def groups(folders: Sequence[Path]) -> list[tuple[Path, list[Path]]]:
     by_config: dict[str, list[Path]] = {}
     for folder in folders:
         config = config_of(folder)
-        rest = {**config, "retrieval": {k: v for k, v in config["retrieval"].items() if k not in VARIANT_KEYS}}
+        rest = {**config, "retrieval": {k: v for k, v in config["retrieval"].items() if k not in NO_VARIANTS}}
         rest.pop("cache_dir", None)
         by_config.setdefault(json.dumps(rest, sort_keys=True, default=str), []).append(folder)
     out = []

@@ -16,21 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_bench.score.names import BUDGETED, Metric
+from rag_bench.score.metrics import budget_families
 from rag_bench.score.relevance import hits
 from rag_bench.score.spans import intersection_size, size, union
+from rag_bench.score.views import SpanView
 from rag_bench.types import Chunk, Span
-
-FAMILIES = BUDGETED  # names are parsed in one place: rag_bench.score.names
-
-
-def budget_name(family: str, chars: int) -> str:
-    return str(Metric(family, chars, "chars"))
-
-
-def budget_columns(budgets: Sequence[int]) -> list[str]:
-    """Budgeted metric names in report order: each family at each budget."""
-    return [budget_name(f, b) for f in FAMILIES for b in sorted(set(budgets))]
 
 
 def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:
@@ -50,14 +40,21 @@ def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) 
 def budget_metrics(
     ranked: Sequence[int], chunks: Sequence[Chunk], spans: Sequence[Span], budgets: Sequence[int], tau: float
 ) -> dict[str, float]:
-    """Every budgeted metric of one question's ranking (chunk indices, best first) against its spans."""
+    """Every budgeted metric of the metric table for one question's ranking (chunk indices, best first)."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     out: dict[str, float] = {}
     for budget in sorted(set(budgets)):
         context = budget_context(ranked, chunks, budget)
-        hit_spans = {i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)}
-        covered = intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context]))
-        out[budget_name("hit", budget)] = float(bool(hit_spans))
-        out[budget_name("recall", budget)] = len(hit_spans) / len(spans)
-        out[budget_name("coverage", budget)] = covered / size(evidence)
+        view = SpanView(
+            k=len(context),
+            n_spans=len(spans),
+            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)),
+            first_hit=None,  # rank metrics are not budgeted
+            dcg=0.0,
+            idcg=1.0,
+            evidence_chars=size(evidence),
+            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context])),
+            lengths=sum(len(c) for c in context),
+        )
+        out.update({f"{family.name}@{budget}chars": family.span(view) for family in budget_families()})
     return out

@@ -25,7 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-FAMILIES = ("hit", "recall", "mrr", "ndcg", "map", "precision")
+from rag_bench.score.metrics import document_families
+from rag_bench.score.views import DocumentCounts
+
+FAMILIES = tuple(f.name for f in document_families())  # the document-level entries of the metric table
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,6 @@ def document_metrics(
         raise ValueError(f"every cut-off k must be a positive integer, got {list(ks)}")
     judged = _Judged.build(judgements, run.doc_ids)
     n_rel = np.bincount(judged.question, weights=judged.grade >= 1, minlength=n)
-    has_rel, safe_rel = n_rel > 0, np.maximum(n_rel, 1.0)
     # retrieved relevant documents, sorted by question then rank (rank = column + 1)
     rows, cols, grades = judged.retrieved(run.ranked)
     relevant = grades >= 1
@@ -159,16 +161,16 @@ def document_metrics(
     out: dict[str, np.ndarray] = {}
     for k in ks:
         top, ideal_top = cols < k, ideal_cols < k
-        hits = np.bincount(rows[top], minlength=n).astype(np.float64)
-        dcg = np.bincount(rows[top], weights=gain_here[top], minlength=n)
-        idcg = np.bincount(ideal_rows[ideal_top], weights=ideal_gain[ideal_top], minlength=n)
-        out[f"hit@{k}"] = (hits > 0).astype(np.float64)
-        out[f"recall@{k}"] = np.where(has_rel, hits / safe_rel, 0.0)
-        out[f"mrr@{k}"] = np.where(first <= k, 1.0 / first, 0.0)
-        out[f"ndcg@{k}"] = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
-        ap = np.bincount(rows[top], weights=precision_here[top], minlength=n)
-        out[f"map@{k}"] = np.where(has_rel, ap / safe_rel, 0.0)
-        out[f"precision@{k}"] = hits / k
+        counts = DocumentCounts(
+            k=k,
+            hits=np.bincount(rows[top], minlength=n).astype(np.float64),
+            n_relevant=n_rel,
+            first=first,
+            dcg=np.bincount(rows[top], weights=gain_here[top], minlength=n),
+            idcg=np.bincount(ideal_rows[ideal_top], weights=ideal_gain[ideal_top], minlength=n),
+            ap=np.bincount(rows[top], weights=precision_here[top], minlength=n),
+        )
+        out.update({f"{family.name}@{k}": family.document(counts) for family in document_families()})
     return out
 
 

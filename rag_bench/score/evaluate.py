@@ -13,15 +13,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rag_bench.errors import ConfigError
 from rag_bench.score.aggregate import Summary, summarise_table
-from rag_bench.score.budget import budget_columns, budget_metrics
+from rag_bench.score.budget import budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
+from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
+from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
 from rag_bench.types import Chunk, Dataset
-
-SPAN_FAMILIES = ("hit", "recall", "mrr", "ndcg", "coverage", "char_precision", "iou")
-DOCUMENT_ONLY = ("map", "precision")
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,20 @@ def first_relevant_rank(run: DocumentRun, q: int, judgements) -> int | None:
     return None
 
 
-def metric_columns(ks: Sequence[int]) -> list[str]:
-    """Metric names in report order: rank metrics, character metrics, document-only metrics."""
-    families = (*SPAN_FAMILIES, *DOCUMENT_ONLY)
-    return [f"{f}@{k}" for f in families for k in ks] + ["precision_omega"]
+def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequence[int], key: str) -> None:
+    """ConfigError unless a run with these cut-offs measures metric ``name`` on ``dataset`` (never a silent NaN)."""
+    metric = parse_metric(name)
+    family = FAMILIES[metric.family]
+    kinds = {"span" if q.spans else "document" for q in dataset.questions if q.labelled}
+    levels = {level for level, fn in (("span", family.span), ("document", family.document)) if fn is not None}
+    if metric.unit == "chars":
+        levels, cuts, knob = levels & {"span"}, budgets, "budgets"
+    else:
+        cuts, knob = (ks, "ks") if family.at_k else ([None], "")
+    if not levels & kinds:
+        on = " and ".join(f"{level} questions" for level in sorted(levels)) or "no question"
+        raise ConfigError(
+            f"{key} ({name}) is measured on {on}, and dataset {dataset.name!r} has none; choose another metric"
+        )
+    if metric.k not in cuts:
+        raise ConfigError(f"{key} ({name}) needs {metric.k} in {knob} ({list(cuts)}); add it, or choose another metric")

@@ -1,4 +1,7 @@
-"""Metric names (``recall@10``, ``precision_omega``): parsed and checked in one place."""
+"""Metric names (``recall@10``, ``recall@2000chars``, ``precision_omega``): parsed and checked in one place.
+
+A name is valid when an entry of the metric table (``score/metrics.py``) measures it.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +9,9 @@ import re
 from dataclasses import dataclass
 
 from rag_bench.errors import ConfigError
+from rag_bench.score.metrics import FAMILIES, budget_families, whole_families
 
-# families measured at a cut-off k, and those measured once per question
-AT_K = ("hit", "recall", "mrr", "ndcg", "coverage", "char_precision", "iou", "map", "precision")
-WHOLE = ("precision_omega",)
 _NAME = re.compile(r"^([a-z_]+)(?:@(\d+)(chars)?)?$")
-BUDGETED = ("hit", "recall", "coverage")
 
 
 @dataclass(frozen=True, order=True)
@@ -28,16 +28,18 @@ class Metric:
 
 def parse_metric(name: str) -> Metric:
     """``"ndcg@10"`` -> Metric("ndcg", 10); a ConfigError naming what is allowed otherwise."""
+    at_k = [f.name for f in FAMILIES.values() if f.at_k]
+    budgeted, whole = [f.name for f in budget_families()], [f.name for f in whole_families()]
     match = _NAME.match(name.strip())
     family, k, unit = match.groups() if match else (None, None, None)
-    if unit and family in BUDGETED and int(k) > 0:
+    if unit and family in budgeted and int(k) > 0:
         return Metric(family, int(k), unit)
-    if not unit and family in AT_K and k is not None and int(k) > 0:
+    if not unit and family in at_k and k is not None and int(k) > 0:
         return Metric(family, int(k))
-    if family in WHOLE and k is None:
+    if family in whole and k is None:
         return Metric(family)
     raise ConfigError(
-        f"unknown metric name {name!r}: use FAMILY@K with FAMILY one of {', '.join(AT_K)} "
-        f"(e.g. recall@10), FAMILY@Nchars with FAMILY one of {', '.join(BUDGETED)} (e.g. recall@2000chars), "
-        f"or {', '.join(WHOLE)}"
+        f"unknown metric name {name!r}: use FAMILY@K with FAMILY one of {', '.join(at_k)} "
+        f"(e.g. recall@10), FAMILY@Nchars with FAMILY one of {', '.join(budgeted)} (e.g. recall@2000chars), "
+        f"or {', '.join(whole)}"
     )

@@ -21,6 +21,8 @@ import math
 from collections.abc import Sequence
 from itertools import accumulate
 
+from rag_bench.score.metrics import span_families, whole_families
+from rag_bench.score.views import SpanView
 from rag_bench.types import Chunk, Span
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
@@ -67,11 +69,25 @@ def span_metrics(
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
 ) -> tuple[dict[str, float], int | None]:
-    """Every span metric of one question, and the rank of its first hit (None if none).
+    """Every span metric of the metric table for one question, and the rank of its first hit (None if none).
 
     ``ranked`` holds chunk indices best first; ``touching`` maps each chunk that
     overlaps evidence to the spans it hits (``relevance.touching``).
     """
+    views = span_views(ranked, chunks, spans, touching, ks)
+    out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in span_families()}
+    out.update({family.name: family.span(views[-1]) for family in whole_families()})
+    return out, views[-1].first_hit
+
+
+def span_views(
+    ranked: Sequence[int],
+    chunks: Sequence[Chunk],
+    spans: Sequence[Span],
+    touching: dict[int, frozenset[int]],
+    ks: Sequence[int],
+) -> list[SpanView]:
+    """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     evidence_chars = size(evidence)
     seen: set[int] = set()
@@ -88,21 +104,25 @@ def span_metrics(
     head = list(ranked[: max(ks)])
     running = list(accumulate(len(chunks[c]) for c in head))
     near_ranks = [(rank, c) for rank, c in enumerate(head, start=1) if c in touching]
-    out: dict[str, float] = {}
-    for k in ks:
-        near = [c for rank, c in near_ranks if rank <= k]
-        hit_spans = set().union(*(touching[c] for c in near))
-        covered = intersection_size(evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near]))
-        lengths = running[min(k, len(head)) - 1] if head else 0
-        dcg = sum(1 / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1) if g)
-        idcg = sum(1 / math.log2(r + 1) for r in range(1, min(k, len(spans)) + 1))
-        out[f"hit@{k}"] = float(bool(hit_spans))
-        out[f"recall@{k}"] = len(hit_spans) / len(spans)
-        out[f"mrr@{k}"] = 1 / first_hit if first_hit is not None and first_hit <= k else 0.0
-        out[f"ndcg@{k}"] = dcg / idcg
-        out[f"coverage@{k}"] = covered / evidence_chars
-        out[f"char_precision@{k}"] = covered / lengths if lengths else 0.0
-        out[f"iou@{k}"] = covered / (lengths + evidence_chars - covered)
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
-    out["precision_omega"] = intersection_size(evidence, touched) / size(touched) if touched else 0.0
-    return out, first_hit
+    touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
+    views = []
+    for k in sorted(ks):
+        near = [c for rank, c in near_ranks if rank <= k]
+        covered = intersection_size(evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near]))
+        views.append(
+            SpanView(
+                k=k,
+                n_spans=len(spans),
+                hit_spans=frozenset().union(*(touching[c] for c in near)),
+                first_hit=first_hit,
+                dcg=sum(1 / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1) if g),
+                idcg=sum(1 / math.log2(r + 1) for r in range(1, min(k, len(spans)) + 1)),
+                evidence_chars=evidence_chars,
+                covered=covered,
+                lengths=running[min(k, len(head)) - 1] if head else 0,
+                touched_covered=touched_covered,
+                touched=touched_size,
+            )
+        )
+    return views

@@ -117,7 +117,7 @@ def test_missing_files_exit_2(make_run, capsys, tmp_path):
     assert gate("--baseline", base, "--current", make_run("c", [1])) == 2
     assert "per_question.csv: is missing" in capsys.readouterr().err
     assert gate("--baseline", tmp_path / "nowhere", "--current", tmp_path / "c") == 2
-    assert "nowhere: is not a run folder" in capsys.readouterr().err
+    assert "nowhere: is not a folder" in capsys.readouterr().err
 
 
 def test_metrics_json_paths_are_accepted(make_run):

@@ -1,7 +1,7 @@
 import pytest
 
 from rag_bench.errors import DataError
-from rag_bench.generate.run_folder import read_run
+from rag_bench.run_folder.read import read_run
 
 
 def test_reads_dataset_tau_and_ranked_chunks(tiny_run):
@@ -44,7 +44,7 @@ def test_unknown_question_and_missing_files(tiny_run):
     with pytest.raises(DataError, match="question 'q9' is not in dataset 'tiny'"):
         read_run(tiny_run)
     path.unlink()
-    with pytest.raises(DataError, match="per_question.csv: not found"):
+    with pytest.raises(DataError, match="per_question.csv: is missing"):
         read_run(tiny_run)
     (tiny_run / "config.yaml").write_text("just: text\n")
     with pytest.raises(DataError, match="is not a rag-bench run config"):

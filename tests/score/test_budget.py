@@ -1,6 +1,7 @@
 import pytest
 
-from rag_bench.score.budget import budget_columns, budget_context, budget_metrics
+from rag_bench.score.budget import budget_context, budget_metrics
+from rag_bench.score.metrics import budget_columns
 from rag_bench.types import Chunk, Span
 
 # chunk lengths 100, 200, 50; spans of 60 and 30 characters

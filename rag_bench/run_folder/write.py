@@ -1,4 +1,4 @@
-"""Write one run's outputs: resolved config, metrics.json, per_question.csv, run.trec."""
+"""Write one run's folder: resolved config, per_question.csv, run.trec (and run_documents.trec), metrics.json last."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from pathlib import Path
 from omegaconf import OmegaConf
 
 from rag_bench.pipeline import RunResult
-
-HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 
 
 def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) -> dict:
@@ -95,26 +93,6 @@ def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -
             value = float(score) if math.isfinite(score) else -1e9
             lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {value!r} {tag}\n")
     path.write_text("".join(lines), encoding="utf-8")
-
-
-def console_table(payload: dict) -> str:
-    """A compact table of the headline metrics with their 95% intervals."""
-    metrics, ci = payload["metrics"], payload["ci95"]
-    stats = payload["stats"]
-    reused = [stage for stage, cached in stats["reused"].items() if cached]
-    work = f"{stats['embedded']} texts embedded, {stats['cache_hits']} vectors from cache"
-    if reused:
-        work += f", reused from cache: {', '.join(reused)}"
-    lines = [
-        f"{payload['dataset']}: {payload['n_questions']} questions scored"
-        f" ({payload['n_unlabelled']} without labels excluded), {stats['chunks']} chunks, {work}",
-        f"{'metric':<12} {'mean':>7}  95% interval",
-    ]
-    for name in HEADLINE:
-        if name in metrics:
-            low, high = ci[name]
-            lines.append(f"{name:<12} {metrics[name]:>7.3f}  [{low:.3f}, {high:.3f}]")
-    return "\n".join(lines)
 
 
 def _number(value: float) -> float | None:

@@ -1,0 +1,94 @@
+"""The metric table: every metric family once, with where it is measured and the function that measures it.
+
+A family is measured on span questions (``span``: a function of one question's ``SpanView``),
+on questions with document judgements (``document``: a function of every judged question's
+``DocumentCounts``, vectorised), on contexts cut by a character budget (``budget``: the span
+function on the cut context), at each cut-off k or once per question (``at_k``). Adding a metric
+is one entry here; a metric name that no entry measures is an error (``score/names.py``).
+Definitions: DESIGN section 3 and the docstrings of ``spans.py``, ``budget.py`` and ``documents.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.score.views import DocumentCounts, SpanView
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    span: Callable[[SpanView], float] | None = None
+    document: Callable[[DocumentCounts], np.ndarray] | None = None
+    budget: bool = False  # also measured at budgets of N characters (``recall@2000chars``)
+    at_k: bool = True  # False: measured once per question (no cut-off in its name)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+
+
+# Report order: rank metrics, character metrics, document-only metrics, then the once-per-question ones.
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "hit",
+            span=lambda v: float(bool(v.hit_spans)),
+            document=lambda d: (d.hits > 0).astype(np.float64),
+            budget=True,
+        ),
+        Family(
+            "recall",
+            span=lambda v: len(v.hit_spans) / v.n_spans,
+            document=lambda d: _ratio(d.hits, d.n_relevant),
+            budget=True,
+        ),
+        Family(
+            "mrr",
+            span=lambda v: 1 / v.first_hit if v.first_hit is not None and v.first_hit <= v.k else 0.0,
+            document=lambda d: np.where(d.first <= d.k, 1.0 / d.first, 0.0),
+        ),
+        Family("ndcg", span=lambda v: v.dcg / v.idcg, document=lambda d: _ratio(d.dcg, d.idcg)),
+        Family("coverage", span=lambda v: v.covered / v.evidence_chars, budget=True),
+        Family("char_precision", span=lambda v: v.covered / v.lengths if v.lengths else 0.0),
+        Family("iou", span=lambda v: v.covered / (v.lengths + v.evidence_chars - v.covered)),
+        Family("map", document=lambda d: _ratio(d.ap, d.n_relevant)),
+        Family("precision", document=lambda d: d.hits / d.k),
+        Family("precision_omega", span=lambda v: v.touched_covered / v.touched if v.touched else 0.0, at_k=False),
+    )
+}
+
+
+def span_families() -> list[Family]:
+    """Families measured at each k on span questions."""
+    return [f for f in FAMILIES.values() if f.span is not None and f.at_k]
+
+
+def document_families() -> list[Family]:
+    """Families measured at each k on questions with document judgements."""
+    return [f for f in FAMILIES.values() if f.document is not None]
+
+
+def budget_families() -> list[Family]:
+    """Families also measured on contexts cut by a character budget."""
+    return [f for f in FAMILIES.values() if f.budget]
+
+
+def whole_families() -> list[Family]:
+    """Families measured once per question (no cut-off)."""
+    return [f for f in FAMILIES.values() if not f.at_k]
+
+
+def metric_columns(ks: Sequence[int]) -> list[str]:
+    """Metric names in report order: each family at each k, then the once-per-question families."""
+    at_k = [f"{f.name}@{k}" for f in FAMILIES.values() if f.at_k for k in ks]
+    return at_k + [f.name for f in whole_families()]
+
+
+def budget_columns(budgets: Sequence[int]) -> list[str]:
+    """Budgeted metric names in report order: each budgeted family at each budget."""
+    return [f"{f.name}@{b}chars" for f in budget_families() for b in sorted(set(budgets))]

@@ -1,0 +1,37 @@
+"""What a metric function sees: one question's ranking at a cut-off (spans), or every judged question's (documents)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SpanView:
+    """A span question's top k (or a budget-cut context), reduced to what every span metric needs."""
+
+    k: int  # the cut-off (or the number of chunks in a budget-cut context)
+    n_spans: int
+    hit_spans: frozenset[int]  # spans hit by the top k
+    first_hit: int | None  # rank (from 1) of the first chunk hitting a span, anywhere in the list
+    dcg: float  # sum over ranks r <= k with a new span hit of 1 / log2(r + 1)
+    idcg: float  # the same for min(k, n_spans) hits at the top
+    evidence_chars: int  # |E|, the union of evidence characters
+    covered: int  # |E & C_k|, evidence characters inside the top k's union
+    lengths: int  # sum of the top k chunk lengths
+    touched_covered: int = 0  # |E & T|, T the union of every chunk touching evidence
+    touched: int = 0  # |T|
+
+
+@dataclass(frozen=True)
+class DocumentCounts:
+    """Every judged question's document ranking at cut-off k, as (n_questions,) float64 arrays."""
+
+    k: int
+    hits: np.ndarray  # relevant documents in the top k
+    n_relevant: np.ndarray  # R, relevant judged documents
+    first: np.ndarray  # rank of the first relevant document (inf when none)
+    dcg: np.ndarray  # sum over r <= k of grade / log2(r + 1)
+    idcg: np.ndarray  # the same over the ideal ranking
+    ap: np.ndarray  # sum over relevant r <= k of precision@r
