@@ -22,7 +22,7 @@ VERBS: dict[str, str] = {
     "compare": "rag_bench.gate.cli:compare_main",
     "import": "rag_bench.data.importers.cli:main",
     "check-generation": "rag_bench.generate.cli:main",
-    "contextualize": "rag_bench.chunk.contextualize:main",
+    "contextualize": "rag_bench.contextualize.cli:main",
     "rewrite": "rag_bench.rewrite.cli:main",
 }
 
@@ -63,9 +63,9 @@ def run_hydra(argv: list[str]) -> None:
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
         if exc.code == 1 and not _JOB_STARTED:
-            from rag_bench.config import explain_unknown_key
+            from rag_bench.compose import condense, explain
 
-            message = explain_unknown_key(condense(held.getvalue()), argv)
+            message = explain(condense(held.getvalue()), argv)
             print(f"rag-bench: error: {message}", file=real_stderr)
             held = io.StringIO()
             sys.exit(USAGE_ERROR)
@@ -98,24 +98,6 @@ def task(cfg) -> float:
         _JOB_STARTED.append(True)
         sys.stderr = _REAL_STDERR[0] if _REAL_STDERR else sys.__stderr__
     return run_job(cfg)
-
-
-def condense(message: str) -> str:
-    """Hydra's multi-line composition error as one line (search path and hints dropped)."""
-    parts: list[str] = []
-    for line in message.splitlines():
-        if line.startswith("Config search path"):
-            break
-        text = line.strip()
-        if not text or text.startswith(
-            ("Set the environment variable", "To append", "full_key:", "reference_type", "object_type")
-        ):
-            continue
-        if line.startswith("\t") and parts and parts[-1].endswith((":", ",")):
-            parts[-1] += f" {text},"
-        else:
-            parts.append(text)
-    return " ".join(parts).rstrip(",")
 
 
 def run_job(cfg) -> float:

@@ -100,24 +100,26 @@ def register() -> None:
             store.store(group=f"schema/{group}", name=name, node=entry.schema)
 
 
-def explain_unknown_key(message: str, overrides: Sequence[str] = ()) -> str:
+def explain_unknown_key(message: str, overrides: Sequence[str] = (), extra: dict | None = None) -> str:
     """Hydra's "Key 'x' not in 'FixedConfig'" as "chunker.x is not a setting of chunker=fixed; its settings are ...".
 
-    Also a nested group the chosen option lacks (``retrieval=bm25 retrieval.index=hnsw``).
+    Also a nested group the chosen option lacks (``retrieval=bm25 retrieval.index=hnsw``). ``extra``: a
+    verb's own groups ({group: {name: entry}}) besides the run's.
     """
+    known = {**groups(), **(extra or {})}
     nested = re.search(r"Could not override '(\w+)/(\w+)'\. No match in the defaults list", message)
     if nested is not None:
         parent, key = nested.groups()
         chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0] == parent]
-        name = chosen[-1] if chosen else DEFAULT_CHOICES[parent]
-        entry = groups()[parent].get(name)
+        name = chosen[-1] if chosen else DEFAULT_CHOICES.get(parent)
+        entry = known.get(parent, {}).get(name)
         if entry is not None:
             return not_a_setting(parent, name, key, [f.name for f in fields(entry.schema)])
     found = re.search(r"Key '([^']+)' not in '([^']+)'", message)
     if found is None:
         return message
     key, schema = found.groups()
-    for group, options in groups().items():
+    for group, options in known.items():
         for name, entry in options.items():
             if entry.schema.__name__ == schema:
                 return not_a_setting(group.replace("/", "."), name, key, [f.name for f in fields(entry.schema)])

@@ -12,13 +12,13 @@ from dataclasses import fields
 from rag_bench.errors import ConfigError
 
 
-def settings_of(group: str, name: str, registry: Mapping[str, object], values: Mapping[str, object]):
+def settings_of(group: str, name: str, registry: Mapping[str, object], values: Mapping[str, object], key: str = "name"):
     """The checked settings of option ``name`` of ``group``: its schema's defaults, then ``values``.
 
     A key the option does not have is a ConfigError naming the keys it has (never ignored).
     """
     if name not in registry:
-        raise ConfigError(f"{group} ({name!r}) must be one of: {', '.join(registry)}")
+        raise ConfigError(f"{group}.{key} ({name!r}) must be one of: {', '.join(sorted(registry))}")
     schema = registry[name].schema
     known = [f.name for f in fields(schema)]
     unknown = [key for key in values if key not in known]

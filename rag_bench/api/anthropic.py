@@ -32,7 +32,7 @@ class MessagesClient:
             ) from None
         self._sdk, self.cfg = anthropic, cfg
         self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=cfg.base_url, max_retries=cfg.max_retries, timeout=cfg.timeout
+            api_key=api_key, base_url=cfg.base_url, max_retries=cfg.max_retries, timeout=cfg.timeout_s
         )
 
     def create(self, check: str, **request):

@@ -40,7 +40,7 @@ class FakeConfig(EmbedderConfig):
 
 
 @dataclass
-class VoyageConfig(EmbedderConfig, ApiSettings):
+class VoyageConfig(ApiSettings, EmbedderConfig):
     """Voyage AI embeddings through the official client (needs VOYAGE_API_KEY)."""
 
     name: str = "voyage"

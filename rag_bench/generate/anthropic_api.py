@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from rag_bench.api.anthropic import MessagesClient
 from rag_bench.generate.base import Answer
-from rag_bench.generate.config import GeneratorConfig
 from rag_bench.generate.prompt import Prompt
+from rag_bench.generate.settings import AnthropicGeneratorConfig
 
 
 class AnthropicGenerator:
@@ -18,7 +18,7 @@ class AnthropicGenerator:
 
     name = "anthropic"
 
-    def __init__(self, cfg: GeneratorConfig) -> None:
+    def __init__(self, cfg: AnthropicGeneratorConfig) -> None:
         self._api = MessagesClient(cfg, "or choose generator=extractive or generator=replay")
         self.cfg = cfg
         self.key = f"anthropic/{cfg.model}/max_tokens={cfg.max_tokens}/temperature={cfg.temperature!r}"

@@ -10,9 +10,6 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from omegaconf.errors import OmegaConfBaseException
-
-from rag_bench.errors import ConfigError
 from rag_bench.generate.config import GenerateConfig, register
 
 
@@ -41,30 +38,11 @@ def main(argv: Sequence[str]) -> int:
 
 def compose_settings(overrides: Sequence[str] = ()) -> GenerateConfig:
     """The checked settings from ``configs/generate/config.yaml`` and ``overrides``."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-
+    from rag_bench.compose import compose
     from rag_bench.config import validate
     from rag_bench.data.bundled import project_folder
+    from rag_bench.generate.registry import GENERATORS
 
     register()
-    config_dir = project_folder("configs") / "generate"
-    try:
-        with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=list(overrides))
-    except (HydraException, OmegaConfBaseException) as exc:
-        detail = _one_line(exc)
-        raise ConfigError(
-            f"check-generation settings: {detail} (keys and options: configs/generate/, rag_bench/generate/config.py)"
-        ) from None
-    return validate(cfg)
-
-
-def _one_line(exc: BaseException) -> str:
-    """Hydra's first line, its cause's first line, and the options it lists, on one line."""
-    lines = str(exc).split("Config search path")[0].splitlines()
-    cause = str(exc.__cause__).splitlines()[0] if exc.__cause__ is not None and str(exc.__cause__) else ""
-    text = " ".join(part for part in (lines[0].strip() if lines else "", cause) if part)
-    options = [line.strip() for line in lines if line.startswith("\t")]
-    listed = [line.strip() for line in lines if line.startswith("Available options")]
-    return f"{text}; {listed[0]} {', '.join(options)}" if listed else text
+    folder = project_folder("configs") / "generate"
+    return validate(compose(folder, overrides, "check-generation settings", groups={"generator": GENERATORS}))

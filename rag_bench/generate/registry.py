@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rag_bench.errors import ConfigError
 from rag_bench.generate.base import Generator
+from rag_bench.generate.settings import AnthropicGeneratorConfig, ExtractiveConfig, GeneratorConfig, ReplayConfig
+from rag_bench.variants import settings_of
 
 
 def _extractive(cfg) -> Generator:
@@ -28,13 +31,24 @@ def _anthropic(cfg) -> Generator:
     return AnthropicGenerator(cfg)
 
 
-GENERATORS: dict[str, Callable[..., Generator]] = {
-    "extractive": _extractive,
-    "replay": _replay,
-    "anthropic": _anthropic,
+@dataclass(frozen=True)
+class GeneratorEntry:
+    schema: type[GeneratorConfig]
+    build: Callable[[GeneratorConfig], Generator]
+
+
+GENERATORS: dict[str, GeneratorEntry] = {
+    "extractive": GeneratorEntry(ExtractiveConfig, _extractive),
+    "replay": GeneratorEntry(ReplayConfig, _replay),
+    "anthropic": GeneratorEntry(AnthropicGeneratorConfig, _anthropic),
 }
 
 
-def build_generator(cfg) -> Generator:
-    """The generator named by ``cfg.name`` (a ``GeneratorConfig``)."""
-    return GENERATORS[cfg.name](cfg)
+def generator_config(name: str, **settings) -> GeneratorConfig:
+    """The checked settings of generator ``name`` (its schema's defaults, then ``settings``)."""
+    return settings_of("generator", name, GENERATORS, settings)
+
+
+def build_generator(cfg: GeneratorConfig) -> Generator:
+    """The generator ``cfg`` describes."""
+    return GENERATORS[cfg.name].build(cfg)

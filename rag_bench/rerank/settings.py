@@ -54,7 +54,7 @@ class FakeRerankerConfig(CutRerankerConfig):
 
 
 @dataclass
-class VoyageRerankerConfig(CutRerankerConfig, ApiSettings):
+class VoyageRerankerConfig(ApiSettings, CutRerankerConfig):
     """Voyage AI reranker (needs VOYAGE_API_KEY); scores cached per (model, question, passage)."""
 
     name: str = "voyage"

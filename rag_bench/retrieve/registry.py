@@ -79,7 +79,7 @@ def entries() -> dict[str, RetrieverEntry]:
 
 def retrieval_config(mode: str, **settings) -> RetrievalConfig:
     """The checked settings of retrieval ``mode`` (its schema's defaults, then ``settings``)."""
-    return settings_of("retrieval", mode, entries(), settings)
+    return settings_of("retrieval", mode, entries(), settings, key="mode")
 
 
 def build_retriever(cfg: RetrievalConfig, resources: Resources) -> Retriever:

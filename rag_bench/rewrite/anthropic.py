@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_bench.api.anthropic import MessagesClient
+from rag_bench.api.settings import ApiSettings
 from rag_bench.cache import DiskCache, digest
 from rag_bench.errors import ConfigError
 from rag_bench.rewrite.cost import RewriteUsage
@@ -50,23 +51,29 @@ _MARKER = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|\(\d+\))\s+")  # a list marker:
 
 
 @dataclass
-class AnthropicRewriterConfig:
+class AnthropicRewriterConfig(ApiSettings):
+    """The Messages API (``ApiSettings``: base_url, max_retries, timeout_s; the SDK does its own backoff)."""
+
     name: str = "anthropic"
-    model: str | None = None  # the model id, e.g. claude-haiku-4-5
+    model: str | None = "claude-haiku-4-5"
     max_tokens: int = 400  # reply limit
     temperature: float | None = None  # null = the API's default
     titles: int = 200  # document titles given as the knowledge base's description (0 = none)
-    base_url: str | None = None  # e.g. a local fake server
     max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
-    timeout: float = 60.0  # seconds per request
     input_price: float | None = None  # USD per million input tokens; null = configs/rewrite/anthropic-prices.yaml
     output_price: float | None = None  # USD per million output tokens; null = the table's
 
     def __post_init__(self) -> None:
-        if self.max_tokens < 1 or self.titles < 0 or self.timeout <= 0:
+        self.check_api("generator")
+        if self.max_tokens < 1 or self.titles < 0:
             raise ConfigError(
-                f"generator.max_tokens ({self.max_tokens}) must be at least 1, generator.titles ({self.titles}) "
-                f"not negative and generator.timeout ({self.timeout}) positive"
+                f"generator.max_tokens ({self.max_tokens}) must be at least 1 and generator.titles ({self.titles}) "
+                "not negative"
+            )
+        if self.price_per_million is not None:
+            raise ConfigError(
+                "generator.price_per_million does not apply to Anthropic rewrites (input and output tokens are "
+                "priced apart); set generator.input_price and generator.output_price instead"
             )
 
 

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
-from omegaconf.errors import OmegaConfBaseException
 from tqdm import tqdm
 
 from rag_bench.cache import atomic_write
@@ -31,7 +29,6 @@ from rag_bench.rewrite.cost import estimated_cost, prices
 from rag_bench.rewrite.registry import REWRITERS, Rewriter
 from rag_bench.rewrite.variants_file import VariantEntry, check_kinds, write_variants
 from rag_bench.types import Dataset
-from rag_bench.variants import not_a_setting
 
 SCHEMA_NAME = "rag_bench_rewrite_schema"
 NEEDS_MODEL = "paraphrase and hyde need a model: generator=anthropic, or generator=replay of a file written elsewhere"
@@ -115,35 +112,14 @@ def summary(written: Written) -> list[str]:
 
 def compose_settings(overrides: Sequence[str] = ()) -> RewriteConfig:
     """The checked settings from ``configs/rewrite/config.yaml``, the dataset group and ``overrides``."""
-    from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-
+    from rag_bench.compose import compose
     from rag_bench.config import validate
     from rag_bench.data.bundled import project_folder
 
     register()
     configs = project_folder("configs")
-    search = f"hydra.searchpath=[file://{configs.as_posix()}]"  # the dataset group
-    try:
-        with initialize_config_dir(config_dir=str(configs / "rewrite"), version_base="1.3"):
-            cfg = compose(config_name="config", overrides=[*overrides, search])
-    except (HydraException, OmegaConfBaseException) as exc:
-        raise ConfigError(explain(str(exc), overrides)) from None
-    return validate(cfg)
-
-
-def explain(message: str, overrides: Sequence[str]) -> str:
-    """Hydra's composition error as one line; a key the chosen generator lacks names the keys it has."""
-    unknown = re.match(r"Could not override 'generator\.(\w+)'", message)
-    if unknown is not None:
-        chosen = [o.partition("=")[2] for o in overrides if o.partition("=")[0] == "generator"]
-        name = chosen[-1] if chosen else "offline"
-        if name in REWRITERS:
-            return not_a_setting("generator", name, unknown.group(1), [f.name for f in fields(REWRITERS[name].schema)])
-    lines = message.split("Config search path")[0].strip().splitlines()
-    options = [line.strip() for line in lines if line.startswith("\t")]
-    detail = lines[0] + (f" (options: {', '.join(options)})" if options else "")
-    return f"rewrite settings: {detail}; keys: configs/rewrite/, rag_bench/rewrite/cli.py"
+    label = "rewrite settings (configs/rewrite/, rag_bench/rewrite/cli.py)"
+    return validate(compose(configs / "rewrite", overrides, label, search=configs, groups={"generator": REWRITERS}))
 
 
 def rewrite(settings: RewriteConfig) -> Written:

@@ -8,9 +8,10 @@ from rag_bench.errors import ConfigError, ServiceError  # noqa: E402
 from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply  # noqa: E402
 from rag_bench.generate.anthropic_api import AnthropicGenerator  # noqa: E402
 from rag_bench.generate.cli import main  # noqa: E402
-from rag_bench.generate.config import GenerateConfig, GeneratorConfig  # noqa: E402
+from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.outputs import write_generation  # noqa: E402
 from rag_bench.generate.prompt import INSTRUCTIONS, REFUSAL  # noqa: E402
+from rag_bench.generate.registry import generator_config  # noqa: E402
 from rag_bench.generate.run import check_generation  # noqa: E402
 
 KEY = "sk-ant-fake-KEY-0123456789abcdef"
@@ -25,8 +26,8 @@ def api_key(monkeypatch):
 
 
 def _settings(server, tmp_path, **generator):
-    options = {"name": "anthropic", "model": "claude-test", "base_url": server.base_url, "timeout": 5.0, **generator}
-    return GenerateConfig(generator=GeneratorConfig(**options), cache_dir=str(tmp_path / "cache"))
+    options = {"name": "anthropic", "model": "claude-test", "base_url": server.base_url, "timeout_s": 5.0, **generator}
+    return GenerateConfig(generator=generator_config(options.pop("name"), **options), cache_dir=str(tmp_path / "cache"))
 
 
 def _by_question(replies):

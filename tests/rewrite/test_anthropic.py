@@ -31,7 +31,7 @@ def reply_for(body):
 
 
 def settings(tiny, tmp_path, server, **generator):
-    options = {"model": "claude-haiku-4-5", "base_url": server.base_url, "timeout": 5.0, "max_retries": 0}
+    options = {"model": "claude-haiku-4-5", "base_url": server.base_url, "timeout_s": 5.0, "max_retries": 0}
     return RewriteConfig(
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
         generator=AnthropicRewriterConfig(**{**options, **generator}),
@@ -146,3 +146,10 @@ def test_missing_key_is_a_config_error(monkeypatch, tiny, tmp_path):
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with FakeAnthropicServer() as server, pytest.raises(ConfigError, match="needs the ANTHROPIC_API_KEY"):
         rewrite(settings(tiny, tmp_path, server))
+
+
+def test_a_single_price_does_not_apply():
+    with pytest.raises(ConfigError, match=r"generator\.price_per_million does not apply to Anthropic rewrites"):
+        AnthropicRewriterConfig(price_per_million=1.0)
+    with pytest.raises(ConfigError, match=r"generator\.timeout_s \(0\.0\) must be positive"):
+        AnthropicRewriterConfig(timeout_s=0.0)

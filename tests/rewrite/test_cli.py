@@ -118,11 +118,17 @@ def test_repeated_line_is_a_clear_error(tmp_path):
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        (["generator=nope"], r"Could not find 'generator/nope' \(options: anthropic, offline, replay\)"),
+        (
+            ["generator=nope"],
+            r"Could not find 'generator/nope' Available options in 'generator': anthropic, offline, replay",
+        ),
         (["kinds=[synonyms]"], r"kinds \(\['synonyms'\]\) must list distinct kinds"),
-        (["generator.model=x"], r"^generator\.model is not a setting of generator=offline; it has no settings$"),
+        (["generator.model=x"], r"\): generator\.model is not a setting of generator=offline; it has no settings$"),
         (["generator=replay", "generator.file=x"], r"generator\.file is not a setting of generator=replay; .*: path$"),
-        (["foo=1"], r"rewrite settings: Could not override 'foo'\."),
+        (
+            ["foo=1"],
+            r"^rewrite settings \(configs/rewrite/, rag_bench/rewrite/cli\.py\): .*Key 'foo' not in 'RewriteConfig'",
+        ),
         (["generator=replay"], r"generator=replay needs generator\.path=FILE"),
         (["subquestions=1"], r"subquestions \(1\) at least 2"),
     ],

@@ -10,17 +10,11 @@ from pathlib import Path
 import pytest
 
 from rag_bench.chunk.contexts import document_hash, read_contexts
-from rag_bench.chunk.contextualize import (
-    ContextGeneratorConfig,
-    ContextualizeConfig,
-    OfflineContexts,
-    compose_settings,
-    contextualize,
-    main,
-    top_terms,
-)
 from rag_bench.chunk.registry import chunker_config
 from rag_bench.config import Config, DatasetConfig
+from rag_bench.contextualize.cli import GENERATORS, compose_settings, contextualize, main
+from rag_bench.contextualize.offline import OfflineContexts, top_terms
+from rag_bench.contextualize.settings import ContextualizeConfig
 from rag_bench.embed.registry import embedder_config
 from rag_bench.errors import ConfigError
 from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
@@ -53,7 +47,7 @@ def settings_for(tiny, tmp_path, **generator):
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
         chunker=chunker_config("recursive", size=60),
         embedder=embedder_config("fake"),
-        generator=ContextGeneratorConfig(**generator),
+        generator=GENERATORS[generator.pop("name", "offline")].schema(**generator),
         out=str(tmp_path / "ctx.jsonl"),
         cache_dir=str(tmp_path / "cache"),
     )
@@ -71,7 +65,7 @@ def test_top_terms_by_hand():
 
 def test_offline_context_is_title_trail_and_terms(tmp_path):
     docs = [Document("a.md", DOC_A, title="Kestrel"), Document("b.md", DOC_B)]
-    offline = OfflineContexts(ContextGeneratorConfig(terms=3), docs, cache=None)
+    offline = OfflineContexts(GENERATORS["offline"].schema(terms=3), docs, cache=None)
     # a.md: kestrel and support tf 2, the rest tf 1, all with idf ln(3/2) + 1; 'v2' (too short) never
     # counts; ties go by term
     assert offline.top["a.md"] == ["kestrel", "support", "call"]
@@ -113,7 +107,9 @@ def test_offline_end_to_end_on_annual_report(tmp_path):
 
 
 def test_bad_setting_is_one_clear_error():
-    with pytest.raises(ConfigError, match=r"Could not find 'generator/nope' \(options: anthropic, offline\)"):
+    with pytest.raises(
+        ConfigError, match=r"Could not find 'generator/nope' Available options in 'generator': anthropic, offline"
+    ):
         compose_settings(["generator=nope"])
 
 
@@ -140,7 +136,7 @@ def anthropic_settings(tiny, tmp_path, server):
         "name": "anthropic",
         "model": "claude-test",
         "base_url": server.base_url,
-        "timeout": 5.0,
+        "timeout_s": 5.0,
         "max_retries": 1,
     }
     return settings_for(tiny, tmp_path, **options)
