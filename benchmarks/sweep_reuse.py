@@ -89,7 +89,7 @@ def chunk_texts(point: dict) -> list[str]:
     from rag_bench.data.bundled import dataset_folder, project_folder
     from rag_bench.embed.registry import build_embedder
     from rag_bench.pipeline import chunk_dataset, load
-    from rag_bench.workspace import workspace
+    from rag_bench.workspace import Workspace
 
     register()
     c = point["config"]
@@ -100,7 +100,7 @@ def chunk_texts(point: dict) -> list[str]:
     ]
     with initialize_config_dir(config_dir=str(project_folder("configs")), version_base="1.3"):
         cfg = validate(compose(config_name="config", overrides=overrides))
-    ws = workspace(cfg.cache_dir)
+    ws = Workspace.open(cfg.cache_dir)
     dataset = load(ws, dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
     corpus, _ = chunk_dataset(ws, dataset, cfg.chunker, build_embedder(cfg.embedder))
     return corpus.passages + [q.text for q in dataset.questions]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import io
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_bench.errors import RagBenchError
@@ -55,14 +56,13 @@ def run_hydra(argv: list[str]) -> None:
     main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
     sys.argv = [sys.argv[0], *map(group_alias, argv)]
     real_stderr, held = sys.stderr, io.StringIO()
-    _JOB_STARTED.clear()
-    _REAL_STDERR[:] = [real_stderr]
+    PROCESS.job_started, PROCESS.real_stderr = False, real_stderr
     sys.stderr = held  # hold Hydra's own messages until a job starts
     try:
         main_function(task)()
     except SystemExit as exc:
         # Hydra exits 1 when it cannot compose the command line: that is a usage error.
-        if exc.code == 1 and not _JOB_STARTED:
+        if exc.code == 1 and not PROCESS.job_started:
             from rag_bench.compose import condense, explain
 
             message = explain(condense(held.getvalue()), argv)
@@ -71,15 +71,32 @@ def run_hydra(argv: list[str]) -> None:
             sys.exit(USAGE_ERROR)
         raise
     finally:
-        if not _JOB_STARTED:
+        if not PROCESS.job_started:
             sys.stderr = real_stderr
             real_stderr.write(held.getvalue())
 
 
-# Set once a job starts in this process. Module-level (not a closure) so that launchers
-# which pickle the task function (joblib, submitit) can send it to other processes.
-_JOB_STARTED: list[bool] = []
-_REAL_STDERR: list = []
+@dataclass
+class Process:
+    """What lives as long as the process: whether a Hydra job has started (Hydra's messages are held
+    until then), the stderr to give back, and one workspace per cache folder, kept across the jobs a
+    sweep runs in this process. Module-level (not a closure), so that launchers which pickle the task
+    function (joblib, submitit) can send it to other processes, where it starts afresh."""
+
+    job_started: bool = False
+    real_stderr: object = None
+    workspaces: dict = field(default_factory=dict)
+
+    def workspace(self, cache_dir: str | None):
+        """The workspace of ``cache_dir`` (None: the default folder), made on first use."""
+        from rag_bench.workspace import Workspace
+
+        if cache_dir not in self.workspaces:
+            self.workspaces[cache_dir] = Workspace.open(cache_dir)
+        return self.workspaces[cache_dir]
+
+
+PROCESS = Process()
 
 
 # value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
@@ -94,9 +111,9 @@ def group_alias(override: str) -> str:
 
 def task(cfg) -> float:
     """The Hydra task: release held stderr, then run one job."""
-    if not _JOB_STARTED:
-        _JOB_STARTED.append(True)
-        sys.stderr = _REAL_STDERR[0] if _REAL_STDERR else sys.__stderr__
+    if not PROCESS.job_started:
+        PROCESS.job_started = True
+        sys.stderr = PROCESS.real_stderr or sys.__stderr__
     return run_job(cfg)
 
 
@@ -124,7 +141,7 @@ def run_job(cfg) -> float:
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
-        payload = write_run(run(config), out_dir, text)
+        payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))

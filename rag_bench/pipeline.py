@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rag_bench.api.usage import Metered
 from rag_bench.cache import digest
 from rag_bench.chunk.base import Warming
 from rag_bench.chunk.registry import build_chunker, chunk_dependencies
@@ -17,10 +18,10 @@ from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
 from rag_bench.config import Config
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
-from rag_bench.embed.base import Embedder
+from rag_bench.embed.base import Embedder, Tokenizing
 from rag_bench.embed.registry import build_embedder
-from rag_bench.embed.store import embed_cached, texts_embedded
-from rag_bench.rerank.base import rerank
+from rag_bench.embed.store import embed_cached
+from rag_bench.rerank.base import Prefetching, rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
 from rag_bench.retrieve.base import Candidates, Corpus, Query
@@ -29,7 +30,7 @@ from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
 from rag_bench.types import Chunk, Dataset
-from rag_bench.workspace import Workspace, workspace
+from rag_bench.workspace import Workspace
 
 
 @dataclass
@@ -77,18 +78,21 @@ class RunResult:
     stages: dict[str, Candidates] = field(default_factory=dict)
 
 
-def run(cfg: Config) -> RunResult:
-    """Run the pipeline that ``cfg`` describes and score it."""
+def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
+    """Run the pipeline that ``cfg`` describes and score it.
+
+    ``ws`` keeps work in memory across runs of one process (a sweep's points); None: a new one.
+    """
     stats = Stats()
-    embedded_before = texts_embedded()
-    ws = workspace(cfg.cache_dir)
+    ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
+    embedded_before = ws.tally.embedded
     with stats.stage("load"):
         folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
         dataset = load(ws, folder, cfg.dataset.name)
         if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
             check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
-        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws.cache))
+        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws))
     usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
     with stats.stage("chunk"):
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
@@ -111,7 +115,7 @@ def run(cfg: Config) -> RunResult:
         )
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
-    stats.embedded = texts_embedded() - embedded_before
+    stats.embedded = ws.tally.embedded - embedded_before
     return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages)
 
 
@@ -133,7 +137,7 @@ def add_retrieval_stats(stats: Stats, found: Candidates, name: str) -> dict[str,
 
 def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: CutRerankerConfig):
     """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
-    if hasattr(reranker, "prefetch"):
+    if isinstance(reranker, Prefetching):
         reranker.prefetch(questions, [[passages[c] for c in row[: cfg.depth] if c >= 0] for row in ranked])
     return rerank(ranked, questions, passages, reranker, cfg.depth, cfg.keep)
 
@@ -141,7 +145,7 @@ def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: lis
 def api_parts(embedder, reranker) -> dict[str, object]:
     """The components that call a paid API (they carry a ``usage`` counter)."""
     parts = {"embedder": embedder, "reranker": reranker}
-    return {name: part for name, part in parts.items() if hasattr(part, "usage")}
+    return {name: part for name, part in parts.items() if isinstance(part, Metered)}
 
 
 def add_api_usage(stats: Stats, parts: dict[str, object], before: dict[str, dict]) -> None:
@@ -175,9 +179,10 @@ def chunk_dataset(
         return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
 
     def compute():
+        tokenizer = embedder if isinstance(embedder, Tokenizing) else None
         tools = ChunkerTools(
-            token_spans=getattr(embedder, "token_spans", None),
-            special_tokens=getattr(embedder, "special_tokens", 0),
+            token_spans=tokenizer.token_spans if tokenizer else None,
+            special_tokens=tokenizer.special_tokens if tokenizer else 0,
             embed=embed,
             folder=folder,
         )

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from rag_bench.cache import DiskCache, default_cache_dir, digest
 from rag_bench.embed.base import Embedder
-from rag_bench.embed.store import VectorStore
+from rag_bench.embed.store import Tally, VectorStore
 
 T = TypeVar("T")
 KEEP = 8  # large objects (indexes) kept per kind
@@ -26,7 +26,13 @@ class Workspace:
 
     def __init__(self, cache: DiskCache) -> None:
         self.cache = cache
+        self.tally = Tally()  # texts embedded through this workspace's stores (a run counts the difference)
         self._memo: dict[str, OrderedDict[str, object]] = {}
+
+    @classmethod
+    def open(cls, cache_dir: str | Path | None) -> Workspace:
+        """A new workspace over the cache folder ``cache_dir`` (``None``: the default folder)."""
+        return cls(DiskCache(Path(cache_dir).expanduser() if cache_dir else default_cache_dir()))
 
     def remember(self, kind: str, key: str, build: Callable[[], T]) -> T:
         """The object built for ``key`` earlier in this process, else ``build()`` (kept, LRU)."""
@@ -44,16 +50,5 @@ class Workspace:
         """The vector store of an embedder's native vectors (one per process and namespace)."""
         key = digest(embedder.name, embedder.dimension, input_type)
         return self.remember(
-            "store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type)
+            "store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type, self.tally)
         )
-
-
-_WORKSPACES: dict[Path, Workspace] = {}
-
-
-def workspace(cache_dir: str | None) -> Workspace:
-    """The process's workspace for a cache folder (``None``: the default folder)."""
-    root = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
-    if root not in _WORKSPACES:
-        _WORKSPACES[root] = Workspace(DiskCache(root))
-    return _WORKSPACES[root]

@@ -36,7 +36,7 @@ from rag_bench.embed.registry import build_embedder, embedder_config
 from rag_bench.pipeline import chunk_dataset
 from rag_bench.score.spans import intersection_size, size, union
 from rag_bench.types import Chunk, Question
-from rag_bench.workspace import workspace
+from rag_bench.workspace import Workspace
 
 RECURSIVE = {
     (250, 125): (78.7, 4.9, 21.9, 4.9),
@@ -86,7 +86,7 @@ def row_chunks(native: Path, row: str) -> list[Chunk]:
     settings |= {"piece_size": piece_size} if chunker == "cluster" else {"overlap": float(overlap)}
     cfg = chunker_config(chunker, **settings)
     embedder = build_embedder(embedder_config("local"))
-    return chunk_dataset(workspace(None), load_dataset(native), cfg, embedder, native)[0].chunks
+    return chunk_dataset(Workspace.open(None), load_dataset(native), cfg, embedder, native)[0].chunks
 
 
 def touching_omega(chunks: Sequence[Chunk], questions: Sequence[Question]) -> float:

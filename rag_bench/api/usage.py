@@ -6,6 +6,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Protocol, runtime_checkable
 
 COUNTS = ("requests", "retries", "texts", "cached", "tokens")
 
@@ -42,6 +43,13 @@ class Usage:
         counts = {n: now[n] - before[n] for n in COUNTS}
         price = self.price_per_million
         return {**now, **counts, "estimated_cost_usd": None if price is None else counts["tokens"] * price / 1e6}
+
+
+@runtime_checkable
+class Metered(Protocol):
+    """A component that calls a paid API and counts what it asked for (embedders, rerankers)."""
+
+    usage: Usage
 
 
 @cache

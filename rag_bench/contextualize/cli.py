@@ -93,9 +93,9 @@ def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, i
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.embed.registry import build_embedder
     from rag_bench.pipeline import chunk_dataset, load
-    from rag_bench.workspace import workspace
+    from rag_bench.workspace import Workspace
 
-    ws = workspace(settings.cache_dir)
+    ws = Workspace.open(settings.cache_dir)
     dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.name)
     generator = GENERATORS[settings.generator.name].build(settings.generator, dataset.documents, ws.cache)
     chunking = replace(settings.chunker, prefix="none", contexts=None)  # spans do not depend on the prefix

@@ -32,6 +32,13 @@ COMMIT_EVERY = 64  # texts per cache entry
 
 
 @dataclass
+class Tally:
+    """Texts embedded through the cache by every store that shares it (a workspace's stores, every stage)."""
+
+    embedded: int = 0
+
+
+@dataclass
 class EmbedStats:
     """What one stage asked for: texts newly embedded vs served from the cache."""
 
@@ -59,8 +66,11 @@ def unpack(payload: bytes) -> tuple[list[bytes], np.ndarray]:
 class VectorStore:
     """The cached vectors of one (model, dimension, input type)."""
 
-    def __init__(self, cache: DiskCache, model: str, dimension: int, input_type: str) -> None:
+    def __init__(
+        self, cache: DiskCache, model: str, dimension: int, input_type: str, tally: Tally | None = None
+    ) -> None:
         self.cache = cache
+        self.tally = tally if tally is not None else Tally()  # texts this store embedded (shared by a workspace)
         self.namespace = f"vectors/{model.replace('/', '--')}/{dimension}/{input_type}"
         self._known: dict[bytes, np.ndarray] | None = None
         self._held: set[str] = set()  # batch entries whose vectors are in _known
@@ -211,14 +221,6 @@ def _embed_mapped(
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
 
 
-_SENT = [0]  # texts this process has sent to an embedder through the cache, every stage together
-
-
-def texts_embedded() -> int:
-    """Texts this process has embedded so far (a run's count is the difference across it)."""
-    return _SENT[0]
-
-
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> None:
     """Embed the ``(key, text)`` pairs of ``todo``, committing every ``COMMIT_EVERY`` to the store."""
     with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
@@ -226,7 +228,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
             batch = todo[first : first + COMMIT_EVERY]
             vectors = embedder.embed([t for _, t in batch], input_type)
             store.commit([k for k, _ in batch], vectors)
-            _SENT[0] += len(batch)
+            store.tally.embedded += len(batch)
             bar.update(len(batch))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -14,6 +14,13 @@ class Reranker(Protocol):
     name: str
 
     def score(self, question: str, passages: Sequence[str]) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Prefetching(Protocol):
+    """A reranker that scores better given every question's candidates at once (batched, concurrent)."""
+
+    def prefetch(self, questions: Sequence[str], candidates: Sequence[Sequence[str]]) -> None: ...
 
 
 def rerank(

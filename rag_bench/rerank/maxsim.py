@@ -17,11 +17,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.sentence import sentence_spans
 from rag_bench.embed.base import Embedder
-from rag_bench.embed.store import VectorStore, embed_cached
+from rag_bench.embed.store import embed_cached
 from rag_bench.errors import ConfigError
+from rag_bench.workspace import Workspace
 
 EMBEDDER_NAMES = ("local", "fake")
 
@@ -36,11 +36,12 @@ def sentences(passage: str) -> tuple[str, ...]:
 class MaxSimReranker:
     """Scores a passage by its best sentence's cosine to the question."""
 
-    def __init__(self, embedder: Embedder, cache: DiskCache) -> None:
+    def __init__(self, embedder: Embedder, ws: Workspace) -> None:
         self.embedder = embedder
         self.name = f"maxsim/{embedder.name}"
-        self._documents = VectorStore(cache, embedder.name, embedder.dimension, "document")
-        self._queries = VectorStore(cache, embedder.name, embedder.dimension, "query")
+        # the workspace's stores: the dense stage's vectors serve it too, and its embeddings are counted
+        self._documents = ws.store(embedder, "document")
+        self._queries = ws.store(embedder, "query")
         self._scores: dict[tuple[str, str], float] = {}  # (question, passage) -> score, across sweep points
 
     def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
@@ -77,9 +78,8 @@ class MaxSimReranker:
         )
 
 
-def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:
+def build(cfg, ws: Workspace) -> MaxSimReranker:
     """The reranker a ``MaxSimConfig`` describes (``model`` names the embedder)."""
-    from rag_bench.cache import default_cache_dir
     from rag_bench.embed.registry import build_embedder, embedder_config
 
     name = cfg.model or "local"
@@ -88,4 +88,4 @@ def build(cfg, cache: DiskCache | None = None) -> MaxSimReranker:
             f"reranker.model ({name!r}) must be one of: {', '.join(EMBEDDER_NAMES)} for reranker=maxsim"
             " (the embedder that embeds sentences)"
         )
-    return MaxSimReranker(build_embedder(embedder_config(name)), cache or DiskCache(default_cache_dir()))
+    return MaxSimReranker(build_embedder(embedder_config(name)), ws)

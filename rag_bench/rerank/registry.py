@@ -1,7 +1,7 @@
 """Rerankers by config name (``reranker=none|voyage|maxsim|fake``); ``none`` keeps the fused order.
 
-A builder is called as ``build(cfg, cache)``: ``cfg`` the reranker's settings, ``cache`` the run's
-``DiskCache`` (or None: the default cache folder) for rerankers that keep scores or vectors.
+A builder is called as ``build(cfg, ws)``: ``cfg`` the reranker's settings, ``ws`` the run's
+``Workspace`` (its disk cache and vector stores) for rerankers that keep scores or vectors.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rag_bench.cache import DiskCache
 from rag_bench.rerank.base import Reranker
 from rag_bench.rerank.settings import (
     FakeRerankerConfig,
@@ -19,24 +18,25 @@ from rag_bench.rerank.settings import (
     VoyageRerankerConfig,
 )
 from rag_bench.variants import settings_of
+from rag_bench.workspace import Workspace
 
 
-def _fake(cfg, cache: DiskCache | None = None) -> Reranker:
+def _fake(cfg, ws: Workspace) -> Reranker:
     from rag_bench.testing import FakeReranker
 
     return FakeReranker()
 
 
-def _voyage(cfg, cache: DiskCache | None = None) -> Reranker:
+def _voyage(cfg, ws: Workspace) -> Reranker:
     from rag_bench.rerank.voyage import build
 
-    return build(cfg, cache)
+    return build(cfg, ws.cache)
 
 
-def _maxsim(cfg, cache: DiskCache | None = None) -> Reranker:
+def _maxsim(cfg, ws: Workspace) -> Reranker:
     from rag_bench.rerank.maxsim import build
 
-    return build(cfg, cache)
+    return build(cfg, ws)
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def reranker_config(name: str, **settings) -> RerankerConfig:
     return settings_of("reranker", name, RERANKERS, settings)
 
 
-def build_reranker(cfg: RerankerConfig, cache: DiskCache | None = None) -> Reranker | None:
+def build_reranker(cfg: RerankerConfig, ws: Workspace) -> Reranker | None:
     """The reranker ``cfg`` describes, or None for ``none``."""
     build = RERANKERS[cfg.name].build
-    return None if build is None else build(cfg, cache)
+    return None if build is None else build(cfg, ws)

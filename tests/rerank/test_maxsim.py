@@ -8,6 +8,7 @@ from rag_bench.errors import ConfigError
 from rag_bench.rerank.maxsim import MaxSimReranker, sentences
 from rag_bench.rerank.registry import build_reranker, reranker_config
 from rag_bench.testing import FakeEmbedder
+from rag_bench.workspace import Workspace
 
 VECTORS = {
     "Where?": [1.0, 0.0, 0.0],
@@ -40,14 +41,14 @@ def test_sentences_are_stripped_and_blanks_dropped():
 
 
 def test_a_passage_scores_by_its_best_sentence(tmp_path):
-    scores = MaxSimReranker(TableEmbedder(), DiskCache(tmp_path)).score("Where?", PASSAGES)
+    scores = MaxSimReranker(TableEmbedder(), Workspace(DiskCache(tmp_path))).score("Where?", PASSAGES)
     # max(0.6, 0), max(0.8), max(0, -1), no sentence -> -1
     np.testing.assert_allclose(scores, [0.6, 0.8, 0.0, -1.0], atol=1e-6)
 
 
 def test_each_sentence_is_embedded_once_in_document_mode_and_the_question_in_query_mode(tmp_path):
     embedder = TableEmbedder()
-    reranker = MaxSimReranker(embedder, DiskCache(tmp_path))
+    reranker = MaxSimReranker(embedder, Workspace(DiskCache(tmp_path)))
     reranker.score("Where?", PASSAGES)
     reranker.score("Where?", PASSAGES[1:])
     assert embedder.calls == [
@@ -55,13 +56,15 @@ def test_each_sentence_is_embedded_once_in_document_mode_and_the_question_in_que
         (["Where?"], "query"),
     ]
     again = TableEmbedder()  # a later run reads the vector cache
-    np.testing.assert_allclose(MaxSimReranker(again, DiskCache(tmp_path)).score("Where?", PASSAGES[:1]), [0.6])
+    np.testing.assert_allclose(
+        MaxSimReranker(again, Workspace(DiskCache(tmp_path))).score("Where?", PASSAGES[:1]), [0.6]
+    )
     assert again.calls == []
 
 
 def test_prefetch_embeds_every_candidate_before_scoring(tmp_path):
     embedder = TableEmbedder()
-    reranker = MaxSimReranker(embedder, DiskCache(tmp_path))
+    reranker = MaxSimReranker(embedder, Workspace(DiskCache(tmp_path)))
     reranker.prefetch(["Where?", "Where?"], [PASSAGES[:2], PASSAGES[2:]])
     assert len(embedder.calls) == 2
     np.testing.assert_allclose(reranker.score("Where?", PASSAGES), [0.6, 0.8, 0.0, -1.0], atol=1e-6)
@@ -69,14 +72,14 @@ def test_prefetch_embeds_every_candidate_before_scoring(tmp_path):
 
 
 def test_factory_builds_on_the_named_embedder(tmp_path):
-    reranker = build_reranker(reranker_config("maxsim", model="fake"), DiskCache(tmp_path))
+    reranker = build_reranker(reranker_config("maxsim", model="fake"), Workspace(DiskCache(tmp_path)))
     assert reranker.name == "maxsim/fake/hash-64"
     passage = "Revenue fell. The audit fee rose sharply."
     fake = FakeEmbedder(64)
     expected = (fake.embed(["Revenue fell.", "The audit fee rose sharply."]) @ fake.embed(["audit fee"])[0]).max()
     assert reranker.score("audit fee", [passage])[0] == pytest.approx(expected)
     with pytest.raises(ConfigError, match=r"reranker.model \('voyage'\) must be one of: local, fake"):
-        build_reranker(reranker_config("maxsim", model="voyage"), DiskCache(tmp_path))
+        build_reranker(reranker_config("maxsim", model="voyage"), Workspace(DiskCache(tmp_path)))
 
 
 def test_each_question_passage_pair_is_scored_once_per_process(tmp_path):
@@ -85,7 +88,7 @@ def test_each_question_passage_pair_is_scored_once_per_process(tmp_path):
     from rag_bench.testing import FakeEmbedder
 
     fake = FakeEmbedder(16)
-    reranker = MaxSimReranker(fake, DiskCache(tmp_path))
+    reranker = MaxSimReranker(fake, Workspace(DiskCache(tmp_path)))
     passages = ["Alpha one. Beta two.", "Gamma three."]
     first = reranker.score("alpha?", passages)
 

@@ -9,6 +9,7 @@ from rag_bench.fakes.voyage_server import FakeVoyageServer, Fault
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker, reranker_config
 from rag_bench.rerank.voyage import VoyageReranker
+from rag_bench.workspace import Workspace
 
 KEY = "pa-test-key-0c4a9d"
 RERANK = "/v1/rerank"
@@ -25,7 +26,7 @@ def server(monkeypatch):
 
 def reranker(server, cache_dir, **overrides) -> VoyageReranker:
     settings = {"model": "rerank-2.5", "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return build_reranker(reranker_config("voyage", **{**settings, **overrides}), DiskCache(cache_dir))
+    return build_reranker(reranker_config("voyage", **{**settings, **overrides}), Workspace(DiskCache(cache_dir)))
 
 
 def test_scores_come_back_in_passage_order(server, tmp_path):
