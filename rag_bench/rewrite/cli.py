@@ -126,9 +126,9 @@ def rewrite(settings: RewriteConfig) -> Written:
     """Write the variants file and its usage record (both atomically)."""
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.pipeline import load
-    from rag_bench.workspace import workspace
+    from rag_bench.workspace import Workspace
 
-    ws = workspace(settings.cache_dir)
+    ws = Workspace.open(settings.cache_dir)
     dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.name)
     name = settings.generator.name
     rewriter = REWRITERS[name].build(settings.generator, dataset, ws.cache)

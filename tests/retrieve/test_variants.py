@@ -18,7 +18,7 @@ from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import VariantRetriever, by_position, with_variants
 from rag_bench.testing import FakeEmbedder
 from rag_bench.types import Chunk, Dataset, Document, Question
-from rag_bench.workspace import Workspace, workspace
+from rag_bench.workspace import Workspace
 
 CHUNKS = [Chunk("d", 10 * i, 10 * i + 10, f"chunk {i}") for i in range(5)]
 LISTS = {  # text -> the chunk indices a fake retriever ranks for it, best first
@@ -282,7 +282,7 @@ def test_a_sweep_over_kinds_embeds_each_text_once_and_reuses_each_kinds_lists(tm
     assert sum(s.embedded for s in sweep) == len(documents) + len(queries)
     assert [s.embedded for s in sweep] == [len(passages) + 2, 2, 2, 0]
     assert sweep[3].reused == {"chunks": True, "bm25": True, "dense": True, "hyde": True, "keywords": True}
-    cache = workspace(str(tmp_path / "cache")).cache
+    cache = DiskCache(tmp_path / "cache")
     for mode, texts in (("document", documents), ("query", queries)):
         stored = VectorStore(cache, "fake/hash-64", 64, mode).known()
         assert set(stored) == {text_key(t) for t in texts}
@@ -291,6 +291,6 @@ def test_a_sweep_over_kinds_embeds_each_text_once_and_reuses_each_kinds_lists(tm
 def run_chunks(folder, tmp_path):
 
     dataset = load_dataset(folder, "small")
-    return chunk_dataset(workspace(str(tmp_path / "cache")), dataset, chunker_config("fixed", size=40), FakeEmbedder())[
+    return chunk_dataset(Workspace.open(tmp_path / "cache"), dataset, chunker_config("fixed", size=40), FakeEmbedder())[
         0
     ].chunks
