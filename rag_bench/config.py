@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 from typing import Any
 
 from hydra.core.config_store import ConfigStore
@@ -51,10 +52,20 @@ def groups() -> dict[str, dict]:
     }
 
 
+DEFAULT_DATASET = "kestrel-kb"
+
+
 @dataclass
 class DatasetConfig:
-    name: str = "kestrel-kb"  # a bundled dataset under datasets/
+    name: str = DEFAULT_DATASET  # a bundled dataset under datasets/; with path, the label of that dataset
     path: str | None = None  # any folder in the native format; overrides name
+
+    @property
+    def label(self) -> str:
+        """The name runs report: ``name``, or for a ``path`` dataset its folder's name unless ``name`` was set."""
+        if self.path and self.name == DEFAULT_DATASET:
+            return Path(self.path).expanduser().resolve().name
+        return self.name
 
 
 @dataclass
@@ -68,7 +79,7 @@ class Config:
     tau: float = 0.5  # chunk hits span when overlap >= tau * min(len(chunk), len(span))
     cache_dir: str | None = None  # None = $RAG_BENCH_CACHE or the user cache folder
     seed: int = 0  # bootstrap seed
-    bootstrap: int = 1000  # bootstrap resamples for confidence intervals
+    bootstrap: int = 1000  # bootstrap resamples for confidence intervals (at least 1)
     objective: str | None = None  # the metric a run returns to Hydra sweepers; null = ndcg@10 (see objective_name)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
 
@@ -88,6 +99,10 @@ class Config:
             raise ConfigError(f"budgets ({list(self.budgets)}) must be positive character counts")
         if not 0 <= self.tau <= 1:
             raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1")
+        if self.bootstrap < 1:
+            raise ConfigError(
+                f"bootstrap ({self.bootstrap}) must be at least 1 resample; 1000 (the default) gives stable intervals"
+            )
         self.ks = sorted(set(self.ks))
 
 
@@ -136,7 +151,36 @@ def validate(cfg: DictConfig) -> Config:
             raise cause from None
         raise ConfigError(str(exc).splitlines()[0]) from None
     check_choices(config)
+    check_cut_offs(config)
     return config
+
+
+def check_cut_offs(config: Config) -> None:
+    """Every cut-off must be reachable: a metric at k beyond the candidates would be capped, silently.
+
+    k <= retrieval.depth (each retriever returns depth candidates); reranker.keep >= k; and the
+    reranker cannot rerank more candidates than retrieval can return.
+    """
+    top, depth = max(config.ks), config.retrieval.depth
+    if top > depth:
+        raise ConfigError(
+            f"ks holds {top} but retrieval.depth is {depth}: metrics at k={top} would count only the {depth} "
+            f"candidates each retriever returns; set retrieval.depth={top} or drop k > {depth} from ks"
+        )
+    rerank = config.reranker
+    keep = getattr(rerank, "keep", None)
+    if keep is not None and keep < top:
+        raise ConfigError(
+            f"ks holds {top} but reranker.keep is {keep}: metrics at k > {keep} would count only the kept "
+            f"candidates; set ks to cut-offs up to {keep} (e.g. ks=[1,3,{keep}]) or reranker.keep=null"
+        )
+    widest = depth * len(getattr(config.retrieval, "fuse", [None]))
+    rerank_depth = getattr(rerank, "depth", None)
+    if rerank_depth is not None and rerank_depth > widest:
+        raise ConfigError(
+            f"reranker.depth ({rerank_depth}) exceeds the {widest} candidates retrieval can return "
+            f"(retrieval.depth {depth}); set reranker.depth={widest} or raise retrieval.depth"
+        )
 
 
 def check_choices(config) -> None:

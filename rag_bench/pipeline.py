@@ -88,7 +88,7 @@ def run(cfg: Config, ws: Workspace | None = None) -> RunResult:
     embedded_before = ws.tally.embedded
     with stats.stage("load"):
         folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
-        dataset = load(ws, folder, cfg.dataset.name)
+        dataset = load(ws, folder, cfg.dataset.label)
         if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
             check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))

@@ -71,6 +71,14 @@ def test_second_identical_run_embeds_nothing(tmp_path):
         ("chunker.sise=3", "chunker.sise is not a setting of chunker=recursive; its settings are: prefix, contexts,"),
         ("chunker=fixed chunker.piece_size=9", "chunker.piece_size is not a setting of chunker=fixed"),
         ("reranker=none reranker.keep=3", "reranker.keep is not a setting of reranker=none"),
+        ("retrieval=bm25 retrieval.index=hnsw", "retrieval.index is not a setting of retrieval=bm25"),
+        ("retrieval=bm25 ks=[20,60]", "ks holds 60 but retrieval.depth is 20"),
+        ("reranker=fake reranker.keep=5", "ks holds 20 but reranker.keep is 5"),
+        ("retrieval=bm25 reranker=fake reranker.depth=40", "reranker.depth (40) exceeds the 20 candidates"),
+        ("retrieval.weights=[0,0]", "retrieval.weights ([0.0, 0.0]) are all 0"),
+        ("bootstrap=0", "bootstrap (0) must be at least 1"),
+        ("bootstrap=-5", "bootstrap (-5) must be at least 1"),
+        ("objective=map@10", "objective (map@10) is measured on document questions"),
         ("ks=[0,5]", "ks ([0, 5]) must be a non-empty list of positive cut-offs"),
         ("dataset.name=nope", "dataset.name ('nope') is not a bundled dataset"),
     ],
@@ -132,3 +140,22 @@ def test_embedded_counts_every_stage_including_the_reranker(tmp_path):
     b = json.loads((tmp_path / "b" / "metrics.json").read_text())["stats"]
     # BM25 embeds nothing; maxsim embeds the candidates' sentences and the questions, once
     assert a["embedded"] > 40 and b["embedded"] == 0
+
+
+def test_a_path_dataset_is_labelled_by_its_folder_and_short_lists_are_reported(tmp_path):
+    import shutil
+
+    from rag_bench.data.bundled import project_folder
+
+    data = tmp_path / "my-set"
+    shutil.copytree(project_folder("datasets") / "annual-report", data)
+    out = tmp_path / "run"
+    args = ["embedder=fake", f"dataset.path={data}", "budgets=[1000,100000]", f"hydra.run.dir={out}"]
+    env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "c")}
+    done = subprocess.run([sys.executable, "-m", "rag_bench", *args], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["dataset"] == "my-set" and done.stdout.startswith("my-set: ")
+    # 20 + 20 fused chunks of ~800 characters cannot fill a 100,000-character budget: every question falls short
+    assert metrics["shortfall"] == {"chars@100000": 40}
+    assert "note: 40 questions have fewer than 100000 characters among their candidates" in done.stdout

@@ -96,7 +96,7 @@ def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, i
     from rag_bench.workspace import Workspace
 
     ws = Workspace.open(settings.cache_dir)
-    dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.name)
+    dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.label)
     generator = GENERATORS[settings.generator.name].build(settings.generator, dataset.documents, ws.cache)
     chunking = replace(settings.chunker, prefix="none", contexts=None)  # spans do not depend on the prefix
     corpus, _ = chunk_dataset(ws, dataset, chunking, build_embedder(settings.embedder))
@@ -121,4 +121,4 @@ def default_out(settings: ContextualizeConfig) -> str:
     """results/contexts/<dataset>-<chunker>[-<size><unit>]-<generator>.jsonl"""
     c = settings.chunker
     size = f"-{c.size}{c.unit}" if isinstance(c, SizedChunkerConfig) else ""
-    return f"results/contexts/{settings.dataset.name}-{c.name}{size}-{settings.generator.name}.jsonl"
+    return f"results/contexts/{settings.dataset.label}-{c.name}{size}-{settings.generator.name}.jsonl"

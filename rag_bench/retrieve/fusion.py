@@ -33,6 +33,11 @@ class FusionSettings:
             raise ConfigError(f"retrieval.fuse ({list(self.fuse)}) must name at least two different retrievers")
         if self.k_rrf < 0:
             raise ConfigError(f"retrieval.k_rrf ({self.k_rrf}) must not be negative")
+        if len(self.weights) == len(self.fuse) and min(self.weights) >= 0 and max(self.weights) == 0:
+            raise ConfigError(
+                f"retrieval.weights ({list(self.weights)}) are all 0, so every fused score would be 0 and the order "
+                "meaningless; give at least one retriever a positive weight"
+            )
         if len(self.weights) != len(self.fuse) or min(self.weights) < 0:
             raise ConfigError(
                 f"retrieval.weights ({list(self.weights)}) must be {len(self.fuse)} non-negative numbers, "

@@ -99,11 +99,12 @@ class RunFolder:
 
     def dataset(self) -> Dataset:
         """The dataset the run was scored on, loaded from where its config says."""
+        from rag_bench.config import DatasetConfig
         from rag_bench.data.bundled import dataset_folder
         from rag_bench.data.native import load_dataset
 
         name, path = self.dataset_settings()
-        return load_dataset(dataset_folder(name, path), name)
+        return load_dataset(dataset_folder(name, path), DatasetConfig(name, path).label)
 
 
 def read_yaml(path: Path) -> object:

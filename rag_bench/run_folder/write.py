@@ -7,6 +7,7 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 from omegaconf import OmegaConf
 
 from rag_bench.pipeline import RunResult
@@ -51,6 +52,7 @@ def metrics_payload(result: RunResult) -> dict:
         "dataset": result.dataset.name,
         "n_questions": ev.n_scored,
         "n_unlabelled": ev.n_unlabelled,
+        "shortfall": ev.shortfall,  # questions whose candidates fall short of a cut-off (capped metrics)
         "metrics": {name: _number(s.mean) for name, s in ev.summary.items()} | ann_metric(result),
         "ci95": {name: [_number(s.ci_low), _number(s.ci_high)] for name, s in ev.summary.items()},
         "stderr": {name: _number(s.stderr) for name, s in ev.summary.items()},
@@ -71,15 +73,36 @@ def ann_metric(result: RunResult) -> dict[str, float]:
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
-    """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``."""
+    """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
+
+    Scores are written so that any TREC tool ranks the chunks exactly as rag-bench did
+    (``trec_scores``), in full float64 precision.
+    """
     lines = []
     for q, question in enumerate(result.dataset.questions):
-        for rank, (c, score) in enumerate(zip(result.ranked[q], result.scores[q], strict=True), start=1):
-            if c < 0:
-                break
-            value = score if math.isfinite(score) else 0.0
-            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {value:.6f} {tag}\n")
+        row = result.ranked[q][result.ranked[q] >= 0]
+        for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: row.size]), strict=True), start=1):
+            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {score!r} {tag}\n")
     path.write_text("".join(lines), encoding="utf-8")
+
+
+def trec_scores(scores: np.ndarray) -> list[float]:
+    """A ranking's scores, best first, made strictly decreasing by the smallest possible steps.
+
+    trec_eval orders a question's entries by score descending, then docno descending, so tied scores
+    would come back in docno order, not rag-bench's (corpus order). Each score is therefore lowered to
+    just below the one before it when it is not already below it: w_1 = s_1, w_i = min(s_i,
+    nextafter(w_{i-1}, -inf)); a non-finite score (below a reranker's depth) continues the same way.
+    Every w_i is within a few float64 ulps of s_i when the scores were finite.
+    """
+    out: list[float] = []
+    for s in np.asarray(scores, dtype=np.float64):
+        if not out:
+            out.append(float(s) if math.isfinite(s) else 0.0)
+            continue
+        below = float(np.nextafter(out[-1], -np.inf))
+        out.append(min(float(s), below) if math.isfinite(s) else below)
+    return out
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:

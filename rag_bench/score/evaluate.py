@@ -8,7 +8,7 @@ neither are unanswerable: listed, and excluded from every aggregate.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,7 @@ class Evaluation:
     n_scored: int
     n_unlabelled: int
     documents: DocumentRun | None = None  # the document ranking, when any question has judgements
+    shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
 
 
 def evaluate(
@@ -64,19 +65,24 @@ def evaluate(
             "n_spans": len(question.spans),
             "top_chunks": [chunks[c].id for c in row[: max(ks)]],
         }
+        reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
         if question.spans:
             values, first = span_metrics(row, chunks, question.spans, touching(locator, question.spans, tau), ks)
             values.update(budget_metrics(row, chunks, question.spans, budgets, tau))
+            reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in row))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
             first = first_relevant_rank(run, q, question.judgements)
+            reach["documents_retrieved"] = float((run.ranked[q] >= 0).sum())
         else:
             values, first = {}, None
-        rows.append({**base, "first_hit_rank": first, **values})
+        rows.append({**base, "first_hit_rank": first, **values, **reach})
     table = pd.DataFrame(rows)
     names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
+    reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
     table = table.reindex(
-        columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, "top_chunks"]
+        columns=["question_id", "category", "labelled", "n_spans", "first_hit_rank", *names, *reach_columns]
+        + ["top_chunks"]
     )
     scored = table[table["labelled"]]
     values = scored[names].to_numpy(float)  # (n_scored, n_metrics), NaN where a metric does not apply
@@ -86,7 +92,19 @@ def evaluate(
     means, sizes = groups[names].mean(), groups.size()
     by_category = {str(c): {n: float(means.at[c, n]) for n in names} for c in means.index}
     counts = {str(c): int(sizes[c]) for c in sizes.index}
-    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run)
+    short = shortfall(scored, max(ks), budgets)
+    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run, short)
+
+
+def shortfall(scored: pd.DataFrame, top: int, budgets: Sequence[int]) -> dict[str, int]:
+    """Labelled questions whose candidates fall short of a cut-off: fewer than ``top`` distinct documents
+    (document questions: their metrics at k = ``top`` are capped), or fewer characters than a budget."""
+    out: dict[str, int] = {}
+    if "documents_retrieved" in scored:
+        out[f"documents@{top}"] = int((scored["documents_retrieved"] < top).sum())
+    if "chars_retrieved" in scored:
+        out.update({f"chars@{b}": int((scored["chars_retrieved"] < b).sum()) for b in sorted(set(budgets))})
+    return {name: n for name, n in out.items() if n}
 
 
 def first_relevant_rank(run: DocumentRun, q: int, judgements) -> int | None:
