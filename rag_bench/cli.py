@@ -130,6 +130,7 @@ def run_job(cfg) -> float:
     from rag_bench.config import objective_name, validate
     from rag_bench.pipeline import run
     from rag_bench.report.console import console_table
+    from rag_bench.run_folder.fingerprint import fingerprint
     from rag_bench.run_folder.write import config_yaml, finished, write_run
 
     hydra_cfg = HydraConfig.get()
@@ -137,11 +138,12 @@ def run_job(cfg) -> float:
     try:
         config = validate(cfg)
         text = config_yaml(config)
-        payload = finished(out_dir, text) if hydra_cfg.mode == RunMode.MULTIRUN else None
+        prints = fingerprint(config)
+        payload = finished(out_dir, text, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
-        payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text)
+        payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
     except RagBenchError as exc:
         fail(exc)
     print(console_table(payload))

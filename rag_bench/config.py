@@ -113,6 +113,9 @@ def register() -> None:
     for group, options in groups().items():
         for name, entry in options.items():
             store.store(group=f"schema/{group}", name=name, node=entry.schema)
+    from rag_bench.launch.presets import register as register_launchers  # cluster launcher presets
+
+    register_launchers()
 
 
 def explain_unknown_key(message: str, overrides: Sequence[str] = (), extra: dict | None = None) -> str:
@@ -151,7 +154,8 @@ def validate(cfg: DictConfig) -> Config:
             raise cause from None
         raise ConfigError(str(exc).splitlines()[0]) from None
     check_choices(config)
-    check_cut_offs(config)
+    if isinstance(config, Config):
+        check_cut_offs(config)
     return config
 
 

@@ -5,6 +5,10 @@ Vectors live in the cache as batches under the namespace
 text and its vector. A batch is committed as soon as it is embedded, so a run that is
 killed loses at most the batch in flight and a rerun sends only what is missing.
 
+Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
+twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
+process holds to it, and waits for their vectors to appear; claims of a holder that died are broken.
+
 A corpus's vectors can also be kept as one matrix entry (``memory_map=True``, format in
 ``matrix.py``) under ``vectors-matrix/<model>/<dimension>/<input type>``, keyed by the texts'
 keys in order. A later run of the same corpus maps that file and never loads the batches; pages
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+import time
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +31,11 @@ from tqdm import tqdm
 
 from rag_bench.cache import DiskCache, atomic_write, digest
 from rag_bench.embed.base import Embedder
+from rag_bench.embed.claims import Claims
 from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
 
 COMMIT_EVERY = 64  # texts per cache entry
+POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
 @dataclass
@@ -77,6 +84,7 @@ class VectorStore:
         self._where: dict[bytes, tuple[str, int]] = {}  # text key -> (batch entry, row)
         self._indexed: set[str] = set()  # batch entries in _where
         self._scanned = False  # whether every batch entry has been indexed once
+        self.claims = Claims(cache.root, self.namespace)
 
     def known(self, refresh: bool = False) -> dict[bytes, np.ndarray]:
         """Every cached vector of this namespace by text key.
@@ -108,6 +116,10 @@ class VectorStore:
                 self._note(entry, unpack(payload)[0])
             self._scanned = True
         return self._where
+
+    def refresh(self) -> Container[bytes]:
+        """The keys cached now, batches written since by other stores included (the vectors too, once loaded)."""
+        return self.known(refresh=True) if self._known is not None else self.index(refresh=True)
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
         entry = hashlib.sha256(b"".join(keys)).hexdigest()
@@ -195,8 +207,8 @@ def embed_cached(
     if todo:  # another store may have embedded some of them meanwhile
         todo = _missing(store.known(refresh=True), keys, texts)
     known = store.known()
-    _embed(embedder, store, todo, input_type, label)
-    stats = EmbedStats(embedded=len(todo), cache_hits=len(texts) - len(todo))
+    sent = _embed(embedder, store, todo, input_type, label)
+    stats = EmbedStats(embedded=sent, cache_hits=len(texts) - sent)
     out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
     return out, stats
 
@@ -213,23 +225,49 @@ def _embed_mapped(
         todo = _missing(store.index(), keys, texts)
         if todo:  # another store may have embedded some of them meanwhile
             todo = _missing(store.index(refresh=True), keys, texts)
-        _embed(embedder, store, todo, input_type, label)
-        embedded += len(todo)
+        embedded += _embed(embedder, store, todo, input_type, label)
         mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
         if mapped is not None:
             store.forget()
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
 
 
-def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> None:
-    """Embed the ``(key, text)`` pairs of ``todo``, committing every ``COMMIT_EVERY`` to the store."""
+def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
+    """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit.
+
+    Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
+    another process, whose claimed texts are waited for (and taken over if it dies).
+    """
+    pending = dict(todo)
+    sent, wait = 0, POLL_S[0]
     with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
-        for first in range(0, len(todo), COMMIT_EVERY):
-            batch = todo[first : first + COMMIT_EVERY]
-            vectors = embedder.embed([t for _, t in batch], input_type)
-            store.commit([k for k, _ in batch], vectors)
-            store.tally.embedded += len(batch)
-            bar.update(len(batch))
+        while pending:
+            mine = store.claims.take(pending, COMMIT_EVERY)
+            if mine:
+                try:
+                    known = store.refresh()  # committed by a holder that released these keys just now
+                    batch = [k for k in mine if k not in known]
+                    if batch:
+                        store.commit(batch, embedder.embed([pending[k] for k in batch], input_type))
+                finally:
+                    store.claims.release(mine)
+                for key in mine:
+                    del pending[key]
+                sent += len(batch)
+                store.tally.embedded += len(batch)
+                bar.update(len(mine))
+                wait = POLL_S[0]
+                continue
+            bar.set_postfix_str("waiting for texts another process is embedding")
+            time.sleep(wait)
+            wait = min(wait * 2, POLL_S[1])
+            known = store.refresh()
+            arrived = [k for k in pending if k in known]
+            for key in arrived:
+                del pending[key]
+            bar.update(len(arrived))
+            store.claims.break_stale(pending)
+    return sent
 
 
 def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:

@@ -55,8 +55,19 @@ def metric_values(run: Run, metric: Metric) -> pd.Series:
 
 
 def common_questions(runs: list[Run]) -> list[str]:
-    """The question ids, in the first run's order; a DataError when the runs scored different questions."""
+    """The question ids, in the first run's order; a DataError when the runs scored different questions,
+    or the same questions on datasets whose files differ (their recorded fingerprints)."""
     first = runs[0]
+    prints = {run.label: RunFolder(run.folder, check=False).recorded_fingerprint().get("dataset") for run in runs}
+    known = {label: value for label, value in prints.items() if value is not None}
+    if len(set(known.values())) > 1:
+        reference, value = next(iter(known.items()))
+        other = next(label for label, v in known.items() if v != value)
+        raise DataError(
+            other,
+            f"was scored on other dataset contents than {reference} (their dataset fingerprints differ)",
+            fix="score both on the same dataset; after a deliberate dataset change, refresh the baseline",
+        )
     ids = list(first.per_question.index)
     for other in runs[1:]:
         only_first = [q for q in ids if q not in other.per_question.index]

@@ -56,6 +56,17 @@ def hybrid_schema() -> type[RetrievalConfig]:
     return _HYBRID[mixins]
 
 
+def __getattr__(name: str) -> type:
+    """``registry.HybridConfig`` by name, so pickles (submitit jobs) refer to the class instead of copying it.
+
+    cloudpickle < 3 (which hydra-ray-launcher needs) copies a class it cannot import by value, and a
+    dataclass copied so loses its fields: ``asdict`` of the job's config gave ``retrieval: {}``.
+    """
+    if name == "HybridConfig":
+        return hybrid_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _build_hybrid(cfg, resources: Resources) -> Retriever:
     fusable = [name for name, entry in RETRIEVERS.items() if entry.settings is not None]
     unknown = [name for name in cfg.fuse if name not in fusable]

@@ -98,13 +98,30 @@ class RunFolder:
         return str(dataset["name"]), dataset.get("path")
 
     def dataset(self) -> Dataset:
-        """The dataset the run was scored on, loaded from where its config says."""
+        """The dataset the run was scored on, loaded from where its config says; a DataError when its files
+        changed since the run (the run's metrics.json records their fingerprint)."""
         from rag_bench.config import DatasetConfig
         from rag_bench.data.bundled import dataset_folder
         from rag_bench.data.native import load_dataset
+        from rag_bench.run_folder.fingerprint import folder_hash
 
         name, path = self.dataset_settings()
-        return load_dataset(dataset_folder(name, path), DatasetConfig(name, path).label)
+        folder = dataset_folder(name, path)
+        recorded = self.recorded_fingerprint().get("dataset")
+        if recorded is not None and folder_hash(folder) != recorded:
+            raise DataError(
+                folder,
+                f"has changed since the run in {self.path} scored it (its files' fingerprint differs)",
+                fix="rerun `rag-bench` on the dataset as it is now, or restore the dataset the run scored",
+            )
+        return load_dataset(folder, DatasetConfig(name, path).label)
+
+    def recorded_fingerprint(self) -> dict[str, str]:
+        """The fingerprint metrics.json records ({} for runs written before fingerprints, or without metrics)."""
+        if not (self.path / "metrics.json").is_file():
+            return {}
+        value = self.metrics.get("fingerprint")
+        return dict(value) if isinstance(value, dict) else {}
 
 
 def read_yaml(path: Path) -> object:

@@ -13,12 +13,19 @@ from omegaconf import OmegaConf
 from rag_bench.pipeline import RunResult
 
 
-def write_run(result: RunResult, out_dir: Path, config_text: str | None = None) -> dict:
-    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object."""
+def write_run(
+    result: RunResult, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
+) -> dict:
+    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object.
+
+    ``fingerprint`` (``run_folder.fingerprint``) is recorded with the metrics: what the numbers depend on.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     (out_dir / "config.yaml").write_text(text, encoding="utf-8")
     payload = metrics_payload(result)
+    if fingerprint is not None:
+        payload["fingerprint"] = fingerprint
     table = result.evaluation.per_question.copy()
     table["top_chunks"] = table["top_chunks"].map(json.dumps)
     table.to_csv(out_dir / "per_question.csv", index=False)
@@ -35,15 +42,20 @@ def config_yaml(config) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(config))
 
 
-def finished(out_dir: Path, config_text: str) -> dict | None:
-    """The metrics of an earlier run in ``out_dir`` whose config.yaml is ``config_text``, or None."""
+def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> dict | None:
+    """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
+
+    The same config.yaml text is not enough: the dataset (or a file a setting names) may have
+    changed since, so the recorded fingerprint must match too.
+    """
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
     if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_text:
         return None
     try:
-        return json.loads(metrics.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        payload = json.loads(metrics.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return None
+    return payload if payload.get("fingerprint") == fingerprint else None
 
 
 def metrics_payload(result: RunResult) -> dict:

@@ -1,0 +1,1 @@
+"""Sweeps on clusters: Hydra launcher presets for SLURM and Ray, and how a failed job is reported."""

@@ -1,0 +1,54 @@
+"""A run's identity beyond its config text: the content of every file its numbers depend on.
+
+``fingerprint(config)`` = sha256 of the dataset folder's files (path and content, sorted), and of
+each file a setting names (a contexts file, a chunk manifest, a run file ...: any string setting
+that names an existing file). A run folder records it in metrics.json; a sweep resumes a point only
+when config and fingerprint both match, and every reader of a run folder that loads its dataset
+checks that the dataset is still the one the run scored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import asdict, is_dataclass
+from pathlib import Path
+
+
+def folder_hash(folder: Path) -> str:
+    """sha256 over each file below ``folder`` (hidden ones left out): relative path and content."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and not _hidden(p, folder)):
+        h.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def file_hash(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def fingerprint(config) -> dict[str, str]:
+    """{"dataset": hash of its folder, "<setting key>": hash of each file a setting names}."""
+    from rag_bench.data.bundled import dataset_folder
+
+    out = {"dataset": folder_hash(dataset_folder(config.dataset.name, config.dataset.path))}
+    for key, value in _strings(asdict(config) if is_dataclass(config) else dict(config)):
+        if key.startswith("dataset.") or not value or len(value) > 4096:
+            continue
+        path = Path(value).expanduser()
+        if path.is_file():
+            out[key] = file_hash(path)
+    return out
+
+
+def _strings(tree: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            yield from _strings(value, f"{prefix}{key}.")
+        elif isinstance(value, str):
+            yield f"{prefix}{key}", value
+
+
+def _hidden(path: Path, root: Path) -> bool:
+    return any(part.startswith(".") for part in path.relative_to(root).parts)

@@ -1,0 +1,73 @@
+"""A run's identity includes its dataset's contents: resumed sweeps and readers of run folders check it."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+from rag_bench.data.bundled import project_folder
+from rag_bench.run_folder.fingerprint import fingerprint, folder_hash
+
+
+def rag_bench(*args, cache):
+    env = {**os.environ, "RAG_BENCH_CACHE": str(cache)}
+    return subprocess.run([sys.executable, "-m", "rag_bench", *args], capture_output=True, text=True, env=env)
+
+
+def copy_dataset(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(project_folder("datasets") / "annual-report", data)
+    return data
+
+
+def edit_first_question(data):
+    path = data / "questions.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["question"] = first["question"] + " (reworded)"
+    lines[0] = json.dumps(first)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
+    data = copy_dataset(tmp_path)
+    before = folder_hash(data)
+    (data / ".hidden").write_text("editor state")  # hidden files are not the dataset
+    assert folder_hash(data) == before
+    edit_first_question(data)
+    assert folder_hash(data) != before
+    contexts = tmp_path / "ctx.jsonl"
+    contexts.write_text("{}\n")
+    from rag_bench.config import Config, DatasetConfig
+
+    config = Config(dataset=DatasetConfig(path=str(data)))
+    config.chunker.contexts = str(contexts)
+    prints = fingerprint(config)
+    assert set(prints) == {"dataset", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
+
+
+def test_a_resumed_sweep_reruns_points_whose_dataset_changed(tmp_path):
+    data, cache, sweep = copy_dataset(tmp_path), tmp_path / "cache", tmp_path / "sweep"
+    args = ["-m", "embedder=fake", f"dataset.path={data}", "retrieval=bm25,dense", f"hydra.sweep.dir={sweep}"]
+    assert rag_bench(*args, cache=cache).returncode == 0
+    again = rag_bench(*args, cache=cache)
+    assert again.returncode == 0 and again.stdout.count("skipped:") == 2  # nothing changed: resumed
+    edit_first_question(data)
+    changed = rag_bench(*args, cache=cache)
+    assert changed.returncode == 0 and "skipped:" not in changed.stdout, changed.stdout
+    metrics = json.loads((sweep / "0" / "metrics.json").read_text())
+    assert metrics["fingerprint"]["dataset"] == folder_hash(data)
+
+
+def test_readers_of_a_run_folder_stop_when_its_dataset_changed(tmp_path):
+    data, cache = copy_dataset(tmp_path), tmp_path / "cache"
+    base, current = tmp_path / "base", tmp_path / "current"
+    assert rag_bench("embedder=fake", f"dataset.path={data}", f"hydra.run.dir={base}", cache=cache).returncode == 0
+    edit_first_question(data)
+    done = rag_bench("check-generation", str(base), "generator=extractive", cache=cache)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "has changed since the run" in done.stderr
+    assert rag_bench("embedder=fake", f"dataset.path={data}", f"hydra.run.dir={current}", cache=cache).returncode == 0
+    gate = rag_bench("gate", "--baseline", str(base), "--current", str(current), cache=cache)
+    assert gate.returncode == 2 and "was scored on other dataset contents than" in gate.stderr
