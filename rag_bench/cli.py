@@ -28,6 +28,7 @@ VERBS: dict[str, str] = {
     "label": "rag_bench.label.cli:main",
     "dataset-stats": "rag_bench.label.stats:main",
     "synthesize": "rag_bench.synthesize.run:main",
+    "rewrite": "rag_bench.rewrite.cli:main",
 }
 
 

@@ -27,6 +27,7 @@ from rag_bench.rerank.settings import CutRerankerConfig
 from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
 from rag_bench.retrieve.registry import build_retriever
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
 from rag_bench.types import Chunk, Dataset
 from rag_bench.workspace import Workspace
@@ -104,7 +105,8 @@ def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = 
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
-    retriever = build_retriever(cfg.retrieval, resources) if retriever is None else retriever
+    base = build_retriever(cfg.retrieval, resources) if retriever is None else retriever
+    retriever = with_variants(base, cfg.retrieval, dataset, folder)
     found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)
     ranked, scores = found.indices, found.scores

@@ -19,6 +19,7 @@ from omegaconf import MISSING
 from rag_bench.cache import digest
 from rag_bench.errors import ConfigError
 from rag_bench.filters import Filter, MetadataTable
+from rag_bench.retrieve.variant_settings import QueryVariantSettings
 from rag_bench.types import Chunk, Question
 
 FILTER_MODES = ("pre", "post", "none")  # retrieval.filter_mode: inside the index / drop after / ignore
@@ -59,6 +60,7 @@ class Query:
     text: str
     input_type: str = "query"
     filter: Filter | None = None  # the documents the question may see (retrieval.filter_mode decides how)
+    variant: str = ""  # "" = the question itself; else the rewrite's kind (keywords, hyde, ...: retrieve/variants.py)
 
     @classmethod
     def of(cls, question: Question) -> Query:
@@ -119,12 +121,15 @@ class Keyed(Protocol):
 
 
 @dataclass
-class RetrievalConfig:
-    """Every retriever: its mode (the option's name) and how many candidates it returns per question."""
-
+class _Retrieval:
     mode: str = MISSING
     depth: int = 20  # candidates taken from each index
     filter_mode: str = "pre"  # questions' filters: pre (inside each index), post (drop after), none (ignore)
+
+
+@dataclass
+class RetrievalConfig(QueryVariantSettings, _Retrieval):
+    """Every retriever: its mode (the option's name), how many candidates it returns per question, query variants."""
 
     def __post_init__(self) -> None:
         if self.depth < 1:

@@ -1,0 +1,1 @@
+"""Query rewrites prepared before retrieval is scored: ``rag-bench rewrite`` writes a variants file."""
