@@ -1,60 +1,14 @@
-"""Fakes of every stage protocol, for tests and for users' own test suites.
+"""Helpers for tests and for users' own test suites: fakes of the stage protocols and the gate as an assertion.
 
-They are deterministic and need no model or network: ``FakeEmbedder`` hashes words
-into a fixed number of buckets, so texts that share words get similar vectors.
+``FakeEmbedder`` and ``FakeReranker`` (``rag_bench/fakes/stages.py``) need no model or network;
+``assert_no_regression`` runs ``rag-bench gate`` on two run folders inside a test.
 """
 
 from __future__ import annotations
 
-import hashlib
-import re
-from collections.abc import Sequence
+from rag_bench.fakes.stages import FakeEmbedder, FakeReranker
 
-import numpy as np
-
-from rag_bench.embed.base import normalise
-
-_WORD = re.compile(r"\w+|[^\w\s]")
-
-
-class FakeEmbedder:
-    """Signed feature hashing of lower-cased words (``embedder=fake``)."""
-
-    special_tokens = 0
-    max_tokens = 10**9
-
-    def __init__(self, dimension: int = 64) -> None:
-        self.dimension = dimension
-        self.name = f"fake/hash-{dimension}"
-        self.calls: list[tuple[int, str]] = []  # (batch size, input type) of each call
-
-    def embed(self, texts: Sequence[str], input_type: str = "document") -> np.ndarray:
-        self.calls.append((len(texts), input_type))
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in _WORD.findall(text.lower()):
-                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
-                out[row, h % self.dimension] += 1.0 if (h >> 32) & 1 else -1.0
-        return normalise(out)
-
-    def count_tokens(self, texts: Sequence[str]) -> np.ndarray:
-        return np.array([len(_WORD.findall(t)) for t in texts], dtype=np.int64)
-
-    def token_spans(self, text: str) -> np.ndarray:
-        return np.array([m.span() for m in _WORD.finditer(text)], dtype=np.int64).reshape(-1, 2)
-
-
-class FakeReranker:
-    """Scores a passage by the share of the question's words it contains."""
-
-    name = "fake/overlap"
-
-    def score(self, question: str, passages: Sequence[str]) -> np.ndarray:
-        words = set(_WORD.findall(question.lower()))
-        return np.array(
-            [len(words & set(_WORD.findall(p.lower()))) / max(1, len(words)) for p in passages],
-            dtype=np.float64,
-        )
+__all__ = ["FakeEmbedder", "FakeReranker", "assert_no_regression"]
 
 
 def assert_no_regression(

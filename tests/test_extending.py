@@ -132,7 +132,7 @@ def test_a_new_retriever_alone_and_fused(tmp_path, monkeypatch):
     monkeypatch.setitem(RETRIEVERS, "first", RetrieverEntry(FirstConfig, FirstRetriever, FirstSettings))
     yaml = "defaults:\n  - /schema/retrieval/first@_here_\n  - _self_\n\nmode: first\ndepth: 5\nskip: 1\n"
     files = {"retrieval/first.yaml": yaml}
-    alone = run(compose_run(tmp_path, ["retrieval=first"], files))
+    alone = run(compose_run(tmp_path, ["retrieval=first", "ks=[1,5]"], files))  # k up to its depth of 5
     assert alone.ranked[0].tolist() == [1, 2, 3, 4, 5]
     fused = run(compose_run(tmp_path, ["retrieval=hybrid", "retrieval.fuse=[bm25,first]", "retrieval.skip=2"], files))
     assert set(fused.stages) == {"bm25", "first", "fused"}

@@ -17,7 +17,7 @@ def _local(cfg: LocalConfig) -> Embedder:
 
 
 def _fake(cfg: FakeConfig) -> Embedder:
-    from rag_bench.testing import FakeEmbedder
+    from rag_bench.fakes.stages import FakeEmbedder
 
     return FakeEmbedder(cfg.dimension or 64)
 

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
-from rag_bench.testing import FakeEmbedder, FakeReranker
+from rag_bench.fakes.stages import FakeEmbedder, FakeReranker
 
 KINDS = ("429", "500", "503", "reset", "slow")
 _TOKEN = re.compile(r"\w+|[^\w\s]")

@@ -22,7 +22,7 @@ from rag_bench.workspace import Workspace
 
 
 def _fake(cfg, ws: Workspace) -> Reranker:
-    from rag_bench.testing import FakeReranker
+    from rag_bench.fakes.stages import FakeReranker
 
     return FakeReranker()
 
