@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rag_bench.fakes.stages import FakeEmbedder, FakeReranker
 
 __all__ = ["FakeEmbedder", "FakeReranker", "assert_no_regression"]
