@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.data.jsonl import field, read_jsonl
 from rag_bench.errors import DataError
+from rag_bench.files import write_text
 from rag_bench.types import Chunk, Document
 
 Key = tuple[str, int, int]  # (document sha256, start, end)
@@ -123,17 +122,6 @@ def read_contexts(path: str | Path, fix: str = FIX) -> Contexts:
 
 def write_contexts(path: str | Path, entries: Iterable[ContextEntry]) -> int:
     """Write ``entries`` to ``path`` atomically (temporary file, then rename); returns how many."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for entry in entries:
-                handle.write(json.dumps(entry.to_json(), ensure_ascii=False) + "\n")
-                count += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    lines = [json.dumps(entry.to_json(), ensure_ascii=False) + "\n" for entry in entries]
+    write_text(path, "".join(lines))
+    return len(lines)
