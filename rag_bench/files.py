@@ -159,7 +159,10 @@ def _temp_path(path: Path) -> Path:
 
 
 def _fill(tmp: Path, write: Callable[[BinaryIO], object]) -> None:
-    with open(tmp, "xb") as handle:
+    """Create ``tmp`` (new, umask's mode) and let ``write`` fill it; the descriptor is also readable
+    (``embed.matrix`` reads its file back for the checksum)."""
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+    with os.fdopen(fd, "wb") as handle:
         write(handle)
 
 
