@@ -61,12 +61,13 @@ def document_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_hash(path: str | Path) -> str:
-    """sha256 of a file's bytes (what a chunk cache key records of a contexts file)."""
+def file_hash(path: str | Path, fix: str = FIX) -> str:
+    """sha256 of a file's bytes (what a chunk cache key records of a file it depends on); ``fix``: how to
+    get the file when it cannot be read."""
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as exc:
-        raise DataError(path, f"cannot be read ({exc.strerror})", fix=FIX) from None
+        raise DataError(path, f"cannot be read ({exc.strerror})", fix=fix) from None
 
 
 class Contexts:
