@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> None:
         except OSError as exc:
             if not is_write_fault(exc):
                 raise
-            fail_write(exc)
+            fail_write(exc, write_hint(exc))
     run_hydra(argv)
 
 
@@ -209,19 +209,18 @@ def run_job(cfg) -> float:
     except OSError as exc:
         if not is_write_fault(exc):
             raise
-        fail_write(exc, _write_hint(exc, out_dir, config))
+        fail_write(exc, write_hint(exc, out_dir, getattr(config, "cache_dir", None)))
     print(console_table(payload))
     print(f"outputs: {out_dir}")
     return payload["metrics"].get(objective_name(config), float("nan"))
 
 
-def _write_hint(exc: OSError, out_dir: Path, config) -> str:
-    """The setting that chooses where the failed file lives: the run folder, or the cache folder."""
+def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
+    """The setting that chooses where the failed file lives: the cache folder, or the run folder."""
     from rag_bench.cache import default_cache_dir
     from rag_bench.files import inside
 
-    cache_dir = getattr(config, "cache_dir", None)
     cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
     if inside(exc.filename, cache):
         return f"cache_dir=... or RAG_BENCH_CACHE (now {cache}) can name a writable folder"
-    return RUN_DIR_HINT if inside(exc.filename, out_dir) else ""
+    return RUN_DIR_HINT if out_dir is not None and inside(exc.filename, out_dir) else ""

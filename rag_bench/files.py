@@ -133,19 +133,7 @@ def os_error_line(exc: OSError, where: str = "") -> str:
     path = exc.filename if exc.filename is not None else "a file"
     reason = exc.strerror or str(exc)
     fix = FIXES.get(exc.errno or 0, "check the path and that it can be written")
-    cache = _cache_dir()
-    if not where and cache is not None and inside(Path(str(path)), cache):
-        where = f"RAG_BENCH_CACHE (now {cache}) can name a writable folder"
     return f"cannot write {path}: {reason} (fix: {fix}{'; ' + where if where else ''})"
-
-
-def _cache_dir() -> Path | None:
-    from rag_bench.cache import default_cache_dir
-
-    try:
-        return default_cache_dir()
-    except RuntimeError:  # no home folder
-        return None
 
 
 def inside(path: str | Path, folder: str | Path) -> bool:

@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from rag_bench import files
-from rag_bench.cli import main
+from rag_bench.cli import main, write_hint
 from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
 
@@ -165,10 +165,16 @@ def test_import_trec_into_its_own_dataset_interrupted_leaves_it_intact(tmp_path,
     assert load_dataset(data).questions[0].judgements == {"a": 1, "b": 2}
 
 
-def test_os_error_line_names_the_cache_setting(tmp_path, monkeypatch):
+def test_a_fault_in_the_cache_names_the_cache_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("RAG_BENCH_CACHE", str(tmp_path / "cache"))
     error = OSError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path / "cache" / "chunks" / "ab"))
-    assert files.os_error_line(error) == (
+    assert (
+        write_hint(error, tmp_path / "run")
+        == f"cache_dir=... or RAG_BENCH_CACHE (now {tmp_path / 'cache'}) can name a writable folder"
+    )
+    outside = OSError(errno.EACCES, os.strerror(errno.EACCES), str(tmp_path / "elsewhere"))
+    assert write_hint(outside, tmp_path / "run") == ""
+    assert files.os_error_line(error, "RAG_BENCH_CACHE (now X) can name a writable folder") == (
         f"cannot write {tmp_path / 'cache' / 'chunks' / 'ab'}: Permission denied (fix: make the folder writable, "
-        f"or write somewhere else; RAG_BENCH_CACHE (now {tmp_path / 'cache'}) can name a writable folder)"
+        f"or write somewhere else; RAG_BENCH_CACHE (now X) can name a writable folder)"
     )
