@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from rag_bench.files import write_via
 from rag_bench.report.ann_plot import ann_tuning_plot
 from rag_bench.report.cost_plot import cost_plot
 from rag_bench.report.curve_plot import curve_plot
@@ -37,7 +38,7 @@ def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
         if drawn is None:
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
-        drawn.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
+        write_via(out_dir / name, lambda tmp, drawn=drawn: drawn.savefig(tmp, dpi=DPI, bbox_inches="tight"))
         written.append(out_dir / name)
     return written
 
