@@ -132,6 +132,7 @@ def run_job(cfg) -> float:
     from hydra.types import RunMode
 
     from rag_bench.config import objective_name, validate
+    from rag_bench.data.conventions import hint as conventions_hint
     from rag_bench.pipeline import run
     from rag_bench.report.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
@@ -147,6 +148,9 @@ def run_job(cfg) -> float:
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
+        advice = conventions_hint(config)
+        if advice:  # the dataset's source publishes under other settings: say how, change nothing
+            print(advice, file=sys.stderr)
         payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
     except RagBenchError as exc:
         fail(exc)

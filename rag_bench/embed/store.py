@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from tqdm import tqdm
 
 from rag_bench.cache import DiskCache, atomic_write, digest
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.claims import Claims
 from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
+from rag_bench.progress import progress
 
 COMMIT_EVERY = 64  # texts per cache entry
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
@@ -240,7 +240,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
     """
     pending = dict(todo)
     sent, wait = 0, POLL_S[0]
-    with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
+    with progress(len(todo), label, "text") as bar:
         while pending:
             mine = store.claims.take(pending, COMMIT_EVERY)
             if mine:

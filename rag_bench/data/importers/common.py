@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_bench.data.conventions import Conventions, write_conventions
 from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_dataset
 from rag_bench.errors import DataError
@@ -22,6 +23,7 @@ class Imported:
     questions: list[dict]
     extra: dict[str, list[dict]] = field(default_factory=dict)  # more JSONL files, e.g. chunks.jsonl
     notes: tuple[str, ...] = ()  # what the importer skipped, for the user
+    conventions: Conventions | None = None  # the source's published settings (conventions.yaml)
 
 
 def write_native(imported: Imported, dest: Path, name: str | None = None) -> Dataset:
@@ -35,6 +37,7 @@ def write_native(imported: Imported, dest: Path, name: str | None = None) -> Dat
     write_jsonl(dest / "questions.jsonl", imported.questions)
     for file_name, rows in imported.extra.items():
         write_jsonl(dest / file_name, rows)
+    write_conventions(dest, imported.conventions)  # None removes a stale one
     return load_dataset(dest, name)
 
 
