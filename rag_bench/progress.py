@@ -4,7 +4,7 @@ Every long loop reports through ``progress`` (a context manager) or ``track`` (a
 
 - quiet, when a run sets ``quiet=true`` (``quiet_while``), or the environment sets ``RAG_BENCH_QUIET``
   or tqdm's own ``TQDM_DISABLE`` to anything but "", "0", "false", "no" or "off": nothing is printed;
-- a terminal (the stream is a TTY): tqdm's bar, redrawn in place and cleared when the loop ends;
+- a terminal (the stream is a TTY that reports a width): tqdm's bar, redrawn in place and cleared when the loop ends;
 - anything else (CI logs, a file, a pipe): one plain line at 0 %, 25 %, 50 %, 75 % and 100 %, e.g.
   ``embedding chunks: 161/643 texts (25%), 3.2 s``; a loop of unknown length prints its start and end.
 
@@ -81,9 +81,10 @@ def track(items: Iterable[T], desc: str, unit: str, stream: IO[str] | None = Non
 
 
 def _is_terminal(stream: IO[str]) -> bool:
+    """A TTY with a width: tqdm draws nothing on one that reports 0 columns (some containers)."""
     try:
-        return stream.isatty()
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return stream.isatty() and os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, ValueError, OSError):  # no isatty or fileno, a closed stream, no size
         return False
 
 
