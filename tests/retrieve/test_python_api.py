@@ -68,7 +68,8 @@ def test_evaluate_a_function_on_a_folder_and_on_a_loaded_dataset(tiny, tmp_path)
     cache = tmp_path / "cache"
     by_folder = rag_bench.evaluate(tiny, search, ks=[1, 3], cache_dir=cache)
     check(by_folder)
-    assert by_folder["config"]["retrieval"] == {"mode": "python", "depth": 3, "target": f"{__name__}:search"}
+    expected = {"mode": "python", "depth": 3, "target": f"{__name__}:search", "filter_mode": "none"}
+    assert by_folder["config"]["retrieval"].items() >= expected.items()
     loaded = load_dataset(tiny, "tiny-loaded")
     by_dataset = rag_bench.evaluate(loaded, search, ks=[1, 3], cache_dir=cache)
     check(by_dataset)
@@ -133,7 +134,9 @@ def test_evaluate_equals_the_cli_on_the_same_target(tiny, tmp_path, module_in):
 
 
 def test_evaluate_passes_overrides_and_reports_bad_ones_in_one_line(tiny, tmp_path):
-    payload = rag_bench.evaluate(tiny, search, ks=[1, 3], overrides=["reranker=fake"], cache_dir=tmp_path / "c")
+    payload = rag_bench.evaluate(
+        tiny, search, ks=[1, 3], overrides=["reranker=fake", "reranker.depth=3"], cache_dir=tmp_path / "c"
+    )
     assert payload["config"]["reranker"]["name"] == "fake"
     with pytest.raises(
         ConfigError,
@@ -223,7 +226,11 @@ def test_langchain_factories_of_each_shape(tiny, run_with, module_in, tmp_path, 
     monkeypatch.syspath_prepend(str(folder))
     for name in ("none", "documents", "both", "INSTANCE"):
         result = run_with(
-            f"dataset.path={tiny}", "retrieval=langchain", f"retrieval.target=tiny_chains:{name}", "retrieval.depth=7"
+            f"dataset.path={tiny}",
+            "retrieval=langchain",
+            f"retrieval.target=tiny_chains:{name}",
+            "retrieval.depth=7",
+            "ks=[1,5]",
         )
         table = result.evaluation.per_question.set_index("question_id")
         assert table["hit@1"].tolist() == [0.0, 1.0, 0.0], name

@@ -66,7 +66,9 @@ def test_requests_share_a_cached_system_prompt_and_texts_are_cleaned(api_key, ti
     bodies = [r.body for r in server.requests]
     assert len(bodies) == 8  # 2 questions x 4 kinds
     system = bodies[0]["system"]
-    titles = '<knowledge_base documents="2">\n- Router manual\n- billing.md\n</knowledge_base>'
+    titles = (
+        '<knowledge_base documents="2">\n- Router manual\n- Billing\n</knowledge_base>'  # a .md document's # heading
+    )
     assert system == [{"type": "text", "text": f"{INSTRUCTIONS}\n\n{titles}", "cache_control": {"type": "ephemeral"}}]
     assert all(b["system"] == system for b in bodies)  # one prefix, cached after the first request
     assert "3 different rewordings" in bodies[0]["messages"][0]["content"]

@@ -38,6 +38,8 @@ class TargetSettings:
 @dataclass
 class PythonConfig(TargetSettings, RetrievalConfig):
     mode: str = "python"
+    # your system applies its own filters: its results are scored as returned, and leak@k says what got through
+    filter_mode: str = "none"
 
 
 def load_target(target: str | None, mode: str) -> object:

@@ -29,6 +29,8 @@ from rag_bench.types import Dataset
 @dataclass
 class LangChainConfig(TargetSettings, RetrievalConfig):
     mode: str = "langchain"
+    # your system applies its own filters: its results are scored as returned, and leak@k says what got through
+    filter_mode: str = "none"
 
 
 class LangChainRetriever:

@@ -48,6 +48,8 @@ class ExternalSettings:
 @dataclass
 class ExternalConfig(ExternalSettings, RetrievalConfig):
     mode: str = "external"
+    # your system applies its own filters: its results are scored as returned, and leak@k says what got through
+    filter_mode: str = "none"
     depth: int = 1000  # a run file's lists are scored whole up to this many results
 
 

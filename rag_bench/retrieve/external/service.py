@@ -63,6 +63,8 @@ class HttpSettings:
 @dataclass
 class HttpConfig(HttpSettings, RetrievalConfig):
     mode: str = "http"
+    # your system applies its own filters: its results are scored as returned, and leak@k says what got through
+    filter_mode: str = "none"
 
 
 @dataclass(frozen=True)
