@@ -90,6 +90,7 @@ class Process:
     job_started: bool = False
     real_stderr: object = None
     workspaces: dict = field(default_factory=dict)
+    hints: set = field(default_factory=set)  # dataset-convention hints already printed
 
     def workspace(self, cache_dir: str | None):
         """The workspace of ``cache_dir`` (None: the default folder), made on first use."""
@@ -149,7 +150,8 @@ def run_job(cfg) -> float:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
         advice = conventions_hint(config)
-        if advice:  # the dataset's source publishes under other settings: say how, change nothing
+        if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
+            PROCESS.hints.add(advice)
             print(advice, file=sys.stderr)
         payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
     except RagBenchError as exc:
