@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -97,33 +98,39 @@ class _Silent:
 
 
 class _Lines:
-    """Plain lines without carriage returns: at each milestone crossed, and at the end if not at one."""
+    """Plain lines without carriage returns: at each milestone crossed, and at the end if not at one.
+
+    Thread-safe: workers of a bounded pool report into one report (as into tqdm's bar).
+    """
 
     def __init__(self, total: int | None, desc: str, unit: str, stream: IO[str]) -> None:
         self.total, self.desc, self.unit, self.stream = total, desc, unit, stream
         self.start, self.done, self.shown = time.perf_counter(), 0, -1
-        self.passed, self.note = 1, ""  # milestones printed: 0 % now
+        self.passed, self.note, self.lock = 1, "", threading.Lock()  # milestones printed: 0 % now
         self._print()
 
     def update(self, n: int = 1) -> None:
-        self.done += n
-        if self.total is None:
-            return
-        percent = 100 * self.done // self.total if self.total > 0 else 100
-        reached = [m for m in MILESTONES if m <= percent]
-        if len(reached) > self.passed:
-            self.passed = len(reached)
-            self._print()
+        with self.lock:
+            self.done += n
+            if self.total is None:
+                return
+            percent = 100 * self.done // self.total if self.total > 0 else 100
+            reached = [m for m in MILESTONES if m <= percent]
+            if len(reached) > self.passed:
+                self.passed = len(reached)
+                self._print()
 
     def set_postfix_str(self, s: str = "") -> None:
-        if s and s != self.note:  # once per change: a polling loop repeats its note
-            self.stream.write(f"{self.desc}: {s}\n")
-            self.stream.flush()
-        self.note = s
+        with self.lock:
+            if s and s != self.note:  # once per change: a polling loop repeats its note
+                self.stream.write(f"{self.desc}: {s}\n")
+                self.stream.flush()
+            self.note = s
 
     def close(self) -> None:
-        if self.shown != self.done:
-            self._print()
+        with self.lock:
+            if self.shown != self.done:
+                self._print()
 
     def _print(self) -> None:
         elapsed = time.perf_counter() - self.start

@@ -68,6 +68,18 @@ def test_unknown_total_prints_start_and_end_and_notes_once_per_change():
     assert lines(out) == ["generating: 0 requests", "generating: waiting", "generating: 3 requests"]
 
 
+def test_workers_reporting_from_threads_lose_no_count():
+    out = io.StringIO()
+    with progress(8000, "asking", "question", out) as bar:
+        workers = [threading.Thread(target=lambda: [bar.update(1) for _ in range(1000)]) for _ in range(8)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    shown = lines(out)
+    assert len(shown) == 5 and shown[-1] == "asking: 8000/8000 questions (100%)"
+
+
 def test_track_reports_each_item_after_its_loop_body():
     out = io.StringIO()
     seen = [item for item in track(["a", "b", "c", "d"], "answering", "question", out)]
