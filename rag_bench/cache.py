@@ -14,10 +14,11 @@ import hashlib
 import logging
 import os
 import pickle
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO, TypeVar
+
+from rag_bench.files import TEMP_PREFIX, write_atomic
 
 log = logging.getLogger(__name__)
 MAGIC = b"RBC1"
@@ -43,18 +44,8 @@ def digest(*parts: object) -> str:
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Create ``path`` whole or not at all: ``write`` fills a temporary file that is then renamed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Create ``path`` whole or not at all (``rag_bench.files.write_atomic``, kept here for its callers)."""
+    write_atomic(path, write)
 
 
 class DiskCache:
@@ -86,7 +77,7 @@ class DiskCache:
         folder = self.root / namespace
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(".tmp-"))
+        return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(TEMP_PREFIX))
 
     def entries(self, namespace: str, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, bytes]]:
         """Every valid ``(key, payload)`` of a namespace but those in ``skip``; corrupt entries are dropped."""

@@ -1,18 +1,22 @@
 """The ``rag-bench`` command: a Hydra app for runs and sweeps, plus verbs (report, gate, ...).
 
-User errors (``RagBenchError``, and a command line Hydra cannot compose) print one
-line and exit 2; anything else is a bug and keeps its traceback.
+User errors (``RagBenchError``, a command line Hydra cannot compose, and a file that cannot be
+written: full disk, read-only or unwritable folder, a file where a folder belongs) print one line
+and exit 2; anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import io
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_bench.errors import RagBenchError
+from rag_bench.files import check_writable, is_write_fault, naming, os_error_line
 
 USAGE_ERROR = 2
 
@@ -41,12 +45,39 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(getattr(importlib.import_module(module), function)(argv[1:]))
         except RagBenchError as exc:
             fail(exc)
+        except OSError as exc:
+            if not is_write_fault(exc):
+                raise
+            fail_write(exc, write_hint(exc))
     run_hydra(argv)
 
 
 def fail(exc: Exception) -> None:
     print(f"rag-bench: error: {exc}", file=sys.stderr)
     sys.exit(USAGE_ERROR)
+
+
+def fail_write(exc: OSError, where: str = "") -> None:
+    """``rag-bench: cannot write <path>: <reason> (fix: ...)``, exit 2."""
+    print(f"rag-bench: {os_error_line(exc, where)}", file=sys.stderr)
+    sys.exit(USAGE_ERROR)
+
+
+RUN_DIR_HINT = "hydra.run.dir=... (hydra.sweep.dir=... with -m) can name a writable folder"
+# the last line of a traceback Hydra printed for an OSError, e.g. ``NotADirectoryError: [Errno 20] Not a
+# directory: '/tmp/x/run'`` (Hydra prints what fails in its own steps: making the run folder, saving .hydra/)
+_PRINTED_OS_ERROR = re.compile(r"^(?:\w+\.)*\w+Error: \[Errno (\d+)\] (.+?): ((['\"]).*\4)$")
+
+
+def printed_os_error(text: str) -> OSError | None:
+    """The write fault whose traceback Hydra printed into ``text`` (its last line), or None."""
+    lines = text.rstrip().splitlines()
+    for line in reversed(lines[-4:]):
+        found = _PRINTED_OS_ERROR.match(line.strip())
+        if found:
+            error = OSError(int(found.group(1)), found.group(2), ast.literal_eval(found.group(3)))
+            return error if is_write_fault(error) else None
+    return None
 
 
 def run_hydra(argv: list[str]) -> None:
@@ -59,25 +90,28 @@ def run_hydra(argv: list[str]) -> None:
     register()
     main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
     sys.argv = [sys.argv[0], *map(group_alias, argv)]
-    real_stderr, held = sys.stderr, io.StringIO()
+    real_stderr = sys.stderr
     PROCESS.job_started, PROCESS.real_stderr = False, real_stderr
-    sys.stderr = held  # hold Hydra's own messages until a job starts
+    PROCESS.hold()  # hold Hydra's own messages while no job runs
     try:
         main_function(task)()
     except SystemExit as exc:
-        # Hydra exits 1 when it cannot compose the command line: that is a usage error.
+        held = PROCESS.release()
+        # Hydra exits 1 when it cannot compose the command line (a usage error), or when one of its own
+        # steps failed: a run folder that cannot be made or written is a write fault, not a bug
+        fault = printed_os_error(held) if exc.code == 1 else None
+        if fault is not None:
+            fail_write(fault, RUN_DIR_HINT)
         if exc.code == 1 and not PROCESS.job_started:
             from rag_bench.compose import condense, explain
 
-            message = explain(condense(held.getvalue()), argv)
+            message = explain(condense(held), argv)
             print(f"rag-bench: error: {message}", file=real_stderr)
-            held = io.StringIO()
             sys.exit(USAGE_ERROR)
+        real_stderr.write(held)
         raise
     finally:
-        if not PROCESS.job_started:
-            sys.stderr = real_stderr
-            real_stderr.write(held.getvalue())
+        real_stderr.write(PROCESS.release())
 
 
 @dataclass
@@ -91,13 +125,31 @@ class Process:
     real_stderr: object = None
     workspaces: dict = field(default_factory=dict)
     hints: set = field(default_factory=set)  # dataset-convention hints already printed
+    held: io.StringIO | None = None
+
+    def hold(self) -> None:
+        """Send stderr to a buffer (Hydra's messages between jobs)."""
+        self.held = io.StringIO()
+        sys.stderr = self.held
+
+    def release(self) -> str:
+        """Give the real stderr back; return what was held (once; "" afterwards)."""
+        text = self.held.getvalue() if self.held is not None else ""
+        self.held = None
+        sys.stderr = self.real_stderr or sys.__stderr__
+        return text
 
     def workspace(self, cache_dir: str | None):
         """The workspace of ``cache_dir`` (None: the default folder), made on first use."""
         from rag_bench.workspace import Workspace
 
         if cache_dir not in self.workspaces:
-            self.workspaces[cache_dir] = Workspace.open(cache_dir)
+            workspace = Workspace.open(cache_dir)
+            try:  # a cache that is a file, read-only or full fails here, before any work
+                check_writable(workspace.cache.root / "probe")
+            except OSError as exc:
+                raise naming(exc, workspace.cache.root) from exc
+            self.workspaces[cache_dir] = workspace
         return self.workspaces[cache_dir]
 
 
@@ -115,11 +167,14 @@ def group_alias(override: str) -> str:
 
 
 def task(cfg) -> float:
-    """The Hydra task: release held stderr, then run one job."""
-    if not PROCESS.job_started:
-        PROCESS.job_started = True
-        sys.stderr = PROCESS.real_stderr or sys.__stderr__
-    return run_job(cfg)
+    """The Hydra task: release held stderr, run one job, hold stderr again."""
+    PROCESS.job_started = True
+    sys.stderr.flush()
+    (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
+    try:
+        return run_job(cfg)
+    finally:
+        PROCESS.hold()
 
 
 def run_job(cfg) -> float:
@@ -141,6 +196,7 @@ def run_job(cfg) -> float:
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
+    config = None
     try:
         config = validate(cfg)
         text = config_yaml(config)
@@ -156,6 +212,21 @@ def run_job(cfg) -> float:
         payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
     except RagBenchError as exc:
         fail(exc)
+    except OSError as exc:
+        if not is_write_fault(exc):
+            raise
+        fail_write(exc, write_hint(exc, out_dir, getattr(config, "cache_dir", None)))
     print(console_table(payload))
     print(f"outputs: {out_dir}")
     return payload["metrics"].get(objective_name(config), float("nan"))
+
+
+def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
+    """The setting that chooses where the failed file lives: the cache folder, or the run folder."""
+    from rag_bench.cache import default_cache_dir
+    from rag_bench.files import inside
+
+    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    if inside(exc.filename, cache):
+        return f"cache_dir=... or RAG_BENCH_CACHE (now {cache}) can name a writable folder"
+    return RUN_DIR_HINT if out_dir is not None and inside(exc.filename, out_dir) else ""

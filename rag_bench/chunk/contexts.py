@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.data.jsonl import field, read_jsonl
 from rag_bench.errors import DataError
+from rag_bench.files import write_text
 from rag_bench.types import Chunk, Document
 
 Key = tuple[str, int, int]  # (document sha256, start, end)
@@ -62,12 +61,13 @@ def document_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_hash(path: str | Path) -> str:
-    """sha256 of a file's bytes (what a chunk cache key records of a contexts file)."""
+def file_hash(path: str | Path, fix: str = FIX) -> str:
+    """sha256 of a file's bytes (what a chunk cache key records of a file it depends on); ``fix``: how to
+    get the file when it cannot be read."""
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as exc:
-        raise DataError(path, f"cannot be read ({exc.strerror})", fix=FIX) from None
+        raise DataError(path, f"cannot be read ({exc.strerror})", fix=fix) from None
 
 
 class Contexts:
@@ -123,17 +123,6 @@ def read_contexts(path: str | Path, fix: str = FIX) -> Contexts:
 
 def write_contexts(path: str | Path, entries: Iterable[ContextEntry]) -> int:
     """Write ``entries`` to ``path`` atomically (temporary file, then rename); returns how many."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for entry in entries:
-                handle.write(json.dumps(entry.to_json(), ensure_ascii=False) + "\n")
-                count += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
+    lines = [json.dumps(entry.to_json(), ensure_ascii=False) + "\n" for entry in entries]
+    write_text(path, "".join(lines))
+    return len(lines)

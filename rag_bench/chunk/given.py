@@ -17,6 +17,11 @@ from rag_bench.errors import DataError
 from rag_bench.types import Chunk, Document
 
 MANIFEST = "chunks.jsonl"  # written by `rag-bench import prechunked`
+MISSING_FIX = (
+    "import the corpus with `rag-bench import prechunked CHUNKS.jsonl DEST` (it writes DEST/chunks.jsonl), "
+    "put a chunks.jsonl of {id, doc_id, start, end} rows in the dataset folder, or name one with "
+    "chunker.manifest=FILE"
+)
 
 
 @dataclass
@@ -69,6 +74,12 @@ class GivenChunker:
 
 def read_manifest(path: Path) -> dict[str, list[tuple[int, int, int]]]:
     """Document id -> its chunks' ``(line, start, end)`` in manifest order."""
+    if not Path(path).is_file():
+        raise DataError(
+            path,
+            "is missing: chunker=given reads the chunks a pre-chunked corpus came with",
+            fix=MISSING_FIX,
+        )
     ranges: dict[str, list[tuple[int, int, int]]] = {}
     for line, obj in read_jsonl(Path(path)):
         doc_id = str(field(path, line, obj, "doc_id", (str, int)))

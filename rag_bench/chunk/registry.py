@@ -12,7 +12,9 @@ from pathlib import Path
 
 from rag_bench.chunk import cluster, fixed, given, langchain, recursive, semantic, sentence
 from rag_bench.chunk.base import Chunker
+from rag_bench.chunk.contexts import FIX as CONTEXTS_FIX
 from rag_bench.chunk.contexts import file_hash, read_contexts
+from rag_bench.chunk.given import MISSING_FIX as MANIFEST_FIX
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
 from rag_bench.variants import settings_of
 
@@ -46,6 +48,10 @@ def build_chunker(cfg: ChunkerConfig, tools: ChunkerTools) -> Chunker:
     return CHUNKERS[cfg.name].build(cfg, tools)
 
 
+# a file a chunker reads -> how to get it when it is missing
+FILE_FIXES = {"contexts": CONTEXTS_FIX, "manifest": MANIFEST_FIX}
+
+
 def chunk_dependencies(cfg: ChunkerConfig, embedder, folder: Path | None) -> dict:
     """What a corpus's chunks depend on beyond the documents: settings, tokenizer, model, file contents."""
     settings = {f.name: getattr(cfg, f.name) for f in fields(cfg) if f.name not in ("contexts", "manifest")}
@@ -53,7 +59,7 @@ def chunk_dependencies(cfg: ChunkerConfig, embedder, folder: Path | None) -> dic
         "settings": settings,
         "tokenizer": embedder.name if cfg.unit_name == "tokens" else None,
         "model": (embedder.name, embedder.dimension) if cfg.embeds else None,
-        "files": {name: file_hash(path) for name, path in sorted(cfg.files(folder).items())},
+        "files": {name: file_hash(path, FILE_FIXES[name]) for name, path in sorted(cfg.files(folder).items())},
     }
 
 

@@ -32,6 +32,7 @@ from rag_bench.contextualize.settings import (
     ContextualizeConfig,
     OfflineContextConfig,
 )
+from rag_bench.files import check_writable
 from rag_bench.progress import progress
 from rag_bench.types import Chunk
 
@@ -95,6 +96,7 @@ def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, i
     from rag_bench.pipeline import chunk_dataset, load
     from rag_bench.workspace import Workspace
 
+    out = check_writable(settings.out or default_out(settings))  # before any (paid) work, not after
     ws = Workspace.open(settings.cache_dir)
     dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.label)
     generator = GENERATORS[settings.generator.name].build(settings.generator, dataset.documents, ws.cache)
@@ -103,7 +105,6 @@ def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, i
     by_doc: dict[str, list[Chunk]] = {}
     for chunk in corpus.chunks:
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
-    out = Path(settings.out or default_out(settings))
     entries = {e.key: e for e in read_contexts(out).by_key.values()} if settings.merge and out.is_file() else {}
     try:
         with progress(len(corpus.chunks), "contextualizing", "chunk") as bar:

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from rag_bench.cache import atomic_write
 from rag_bench.errors import DataError
+from rag_bench.files import write_bytes
 
 if TYPE_CHECKING:
     from rag_bench.config import Config
@@ -71,20 +71,24 @@ BEIR = Conventions(
 )
 
 
-def write_conventions(folder: Path, conventions: Conventions | None) -> None:
-    """Write ``folder/conventions.yaml`` atomically; None removes a stale one (the source has none)."""
-    path = Path(folder) / FILE
-    if conventions is None:
-        path.unlink(missing_ok=True)
-        return
+def conventions_bytes(conventions: Conventions) -> bytes:
+    """The text of ``conventions.yaml``, UTF-8."""
     body = {f: getattr(conventions, f) for f in FIELDS[:-1]} | {"overrides": dict(conventions.overrides)}
     text = (
         "# The settings this dataset's source publishes numbers under (read by every run: a run whose\n"
         "# settings differ prints a hint with these overrides; it never applies them by itself).\n"
         + yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=1000)
     )
-    data = text.encode("utf-8")
-    atomic_write(path, lambda handle: handle.write(data))
+    return text.encode("utf-8")
+
+
+def write_conventions(folder: Path, conventions: Conventions | None) -> None:
+    """Write ``folder/conventions.yaml`` atomically; None removes a stale one (the source has none)."""
+    path = Path(folder) / FILE
+    if conventions is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_bytes(path, conventions_bytes(conventions))
 
 
 def read_conventions(folder: Path) -> Conventions | None:

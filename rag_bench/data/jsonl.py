@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rag_bench.cache import atomic_write
 from rag_bench.errors import DataError
+from rag_bench.files import write_bytes
 
 BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -114,8 +114,12 @@ def surrogate_field(value: object, where: str = "") -> tuple[str, str] | None:
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     """Write ``rows`` as JSON Lines (UTF-8, one object per line), atomically."""
-    data = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
-    atomic_write(Path(path), lambda handle: handle.write(data))
+    write_bytes(path, jsonl_bytes(rows))
+
+
+def jsonl_bytes(rows: list[dict]) -> bytes:
+    """``rows`` as JSON Lines: UTF-8, one object per line, non-ASCII kept readable."""
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows).encode("utf-8")
 
 
 def describe(kind: type | tuple[type, ...]) -> str:

@@ -10,6 +10,7 @@ import argparse
 import os
 from pathlib import Path
 
+from rag_bench import files
 from rag_bench.errors import ConfigError
 from rag_bench.gate.compare import DEFAULT_METRICS, compare_runs
 from rag_bench.gate.gate import DEFAULT_MAX_DROP, DEFAULT_METRIC, check_unique, load_rules, make_rules, run_gate
@@ -100,16 +101,16 @@ def _append_step_summary(markdown: str) -> None:
     """Append to the file GitHub Actions names in $GITHUB_STEP_SUMMARY, when it is set."""
     path = os.environ.get("GITHUB_STEP_SUMMARY")
     if path:
-        try:
-            with open(path, "a", encoding="utf-8") as summary:
-                summary.write(markdown + "\n")
+        try:  # appended by rewriting the file whole, so a full disk cannot tear the earlier steps' summary
+            summary = Path(path)
+            before = summary.read_bytes() if summary.is_file() else b""
+            files.write_bytes(summary, before + (markdown + "\n").encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"GITHUB_STEP_SUMMARY ({path}) cannot be appended to ({exc.strerror})") from exc
 
 
 def _write(path: Path, text: str, flag: str) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        files.write_text(path, text)
     except OSError as exc:
         raise ConfigError(f"{flag} {path} cannot be written ({exc.strerror})") from exc

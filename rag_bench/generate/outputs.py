@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
+from rag_bench.files import write_text
 from rag_bench.generate.attribution import LABELS, count
 from rag_bench.generate.prompt import REFUSAL
 from rag_bench.generate.run import GenerationResult, QuestionResult
@@ -41,14 +43,14 @@ COLUMNS = (
 
 def write_generation(result: GenerationResult, out_dir: Path) -> dict:
     """Write every output file into ``out_dir``; return the generation.json object."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     payload = generation_payload(result)
-    (out_dir / "generation.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    with (out_dir / "generation_per_question.csv").open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(row(r) for r in result.results)
-    (out_dir / "generation.md").write_text(markdown(payload, result), encoding="utf-8")
+    table = io.StringIO(newline="")
+    writer = csv.DictWriter(table, fieldnames=COLUMNS)
+    writer.writeheader()
+    writer.writerows(row(r) for r in result.results)
+    write_text(out_dir / "generation_per_question.csv", table.getvalue())
+    write_text(out_dir / "generation.md", markdown(payload, result))
+    write_text(out_dir / "generation.json", json.dumps(payload, indent=2) + "\n")  # last: the run is complete
     return payload
 
 

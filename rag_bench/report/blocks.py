@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import base64
 import html
-import os
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from rag_bench import files
 
 
 @dataclass(frozen=True)
@@ -100,22 +100,8 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Create ``path`` whole or not at all: ``write`` fills a temporary file beside it, then it is renamed.
-
-    Unlike the cache's private entries, the file gets the usual permissions (the umask's), since
-    reports are shared and uploaded.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with open(tmp, "xb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Create ``path`` whole or not at all (``rag_bench.files.write_atomic``); a new file gets the umask's mode."""
+    files.write_atomic(path, write)
 
 
 _CSS = (

@@ -50,8 +50,8 @@ def mark_points(
             "(fix: pick one of those, or sweep with that k in ks)"
         )
     folders = {point: sweep.folder / point for point in sweep.table["point"]}
+    runs = [load_run(folder) for folder in folders.values()]  # a damaged point's file stops the report
     try:
-        runs = [load_run(folder) for folder in folders.values()]
         ids = common_questions(runs)
     except DataError as exc:
         return Marks(name, None, None, (f"best point not tested against the others: {exc}",), alpha=alpha)

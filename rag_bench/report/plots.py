@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from rag_bench.files import write_via
 from rag_bench.report.ann_plot import ann_tuning_plot
 from rag_bench.report.cost_plot import cost_plot
 from rag_bench.report.marks import DIFF
@@ -49,7 +50,7 @@ def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
         if drawn is None:
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
-        drawn.savefig(out_dir / name, dpi=DPI, bbox_inches="tight")
+        write_via(out_dir / name, lambda tmp, drawn=drawn: drawn.savefig(tmp, dpi=DPI, bbox_inches="tight"))
         written.append(out_dir / name)
     return written
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.errors import ConfigError
+from rag_bench.files import write_atomic
 from rag_bench.report.blocks import write_documents
 from rag_bench.report.document import build
 from rag_bench.report.marks import mark_points, with_marks
@@ -39,8 +40,8 @@ def report_sweep(sweep_dir: Path, out_dir: Path | None = None, options: ReportOp
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigError(f"--out {out} cannot be created ({exc.strerror})") from exc
-    table.to_csv(out / "summary.csv", index=False)
-    table.to_parquet(out / "summary.parquet", index=False)
+    write_atomic(out / "summary.csv", lambda handle: table.to_csv(handle, index=False, encoding="utf-8"))
+    write_atomic(out / "summary.parquet", lambda handle: table.to_parquet(handle, index=False))
     plots = make_plots(PlotData(table, marks.metric, tuple(sweep.swept)), out / PLOTS_FOLDER)
     documents = write_documents(build(sweep, marks, table, plots, out), out)
     return [out / "summary.csv", out / "summary.parquet", *documents, *plots]

@@ -21,6 +21,11 @@ import yaml
 from rag_bench.errors import DataError
 from rag_bench.types import Chunk, Dataset, Document, Question
 
+# a damaged file in a run folder: how to get it back (a resumed sweep redoes a point without metrics.json)
+REWRITE = (
+    "rerun `rag-bench` to rewrite the run folder; for a sweep point, delete its metrics.json "
+    "and rerun the sweep into the same folder"
+)
 FIX = "give a run folder written by `rag-bench` (it holds config.yaml and per_question.csv)"
 
 
@@ -53,7 +58,9 @@ class RunFolder:
         except json.JSONDecodeError as exc:
             raise DataError(path, f"is not valid JSON ({exc.msg})", line=exc.lineno, fix=self.fix) from None
         except UnicodeDecodeError as exc:
-            raise DataError(path, f"is not UTF-8 (byte {exc.start})", fix=FIX) from None
+            raise DataError(path, f"is not UTF-8 (byte {exc.start})", fix=REWRITE) from None
+        except OSError as exc:
+            raise DataError(path, f"cannot be read ({exc.strerror})", fix=self.fix) from None
         if not isinstance(value, dict):
             raise DataError(path, "is not a JSON object", fix=FIX)
         return value
@@ -83,12 +90,28 @@ class RunFolder:
         path = self.file("per_question.csv")
         try:
             table = pd.read_csv(path, dtype={"question_id": str})
-        except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise DataError(path, f"cannot be read as CSV ({type(exc).__name__})", fix=FIX) from None
+        except pd.errors.EmptyDataError:
+            raise DataError(path, "is empty", fix=REWRITE) from None
+        except UnicodeDecodeError as exc:
+            raise DataError(path, f"is not UTF-8 (byte {exc.start})", fix=REWRITE) from None
+        except pd.errors.ParserError as exc:
+            raise DataError(path, f"cannot be read as CSV ({exc})".replace("\n", " "), fix=REWRITE) from None
         for column in ("question_id", "labelled"):
             if column not in table.columns:
-                raise DataError(path, f"has no {column!r} column", fix="rerun `rag-bench` to rewrite the run folder")
+                raise DataError(path, f"has no {column!r} column", fix=REWRITE)
+        self._check_rows(path, table)
         return table
+
+    def _check_rows(self, path: Path, table: pd.DataFrame) -> None:
+        """A table with no rows, or fewer labelled rows than metrics.json scored, is damaged (cut short)."""
+        scored = self.metrics.get("n_questions") if (self.path / "metrics.json").is_file() else None
+        labelled = int((table["labelled"].astype(str).str.lower() == "true").sum())
+        if table.empty:
+            raise DataError(path, "has a header but no rows", fix=REWRITE)
+        if isinstance(scored, int) and not isinstance(scored, bool) and labelled != scored:
+            raise DataError(
+                path, f"holds {labelled} labelled rows but metrics.json scored {scored} questions", fix=REWRITE
+            )
 
     def dataset_settings(self) -> tuple[str, str | None]:
         """(dataset.name, dataset.path) the run was scored on."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from omegaconf import OmegaConf
 
-from rag_bench.cache import atomic_write
+from rag_bench.files import write_text
 from rag_bench.pipeline import RunResult
 from rag_bench.report.run_report import explain, write_explained
 
@@ -23,9 +23,11 @@ def write_run(
 
     ``fingerprint`` (``run_folder.fingerprint``) is recorded with the metrics: what the numbers depend on.
     """
-    out_dir.mkdir(parents=True, exist_ok=True)
+    # metrics.json marks a finished run: drop an earlier run's before replacing its other files, so a
+    # write that fails midway never leaves old metrics beside new files (a resumed sweep would keep them)
+    (out_dir / "metrics.json").unlink(missing_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
-    (out_dir / "config.yaml").write_text(text, encoding="utf-8")
+    write_text(out_dir / "config.yaml", text)
     explanation = explain(result)  # failure classes and configuration work (report/run_report.py)
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
@@ -36,9 +38,9 @@ def write_run(
     if result.evaluation.documents is not None:
         write_document_trec(result, out_dir / "run_documents.trec")
     for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
-        atomic_write(out_dir / name, lambda handle, text=text: handle.write(text.encode("utf-8")))
+        write_text(out_dir / name, text)
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
-    (out_dir / "metrics.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_text(out_dir / "metrics.json", json.dumps(payload, indent=2) + "\n")
     return payload
 
 
@@ -103,7 +105,7 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
         row = result.ranked[q][result.ranked[q] >= 0]
         for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: row.size]), strict=True), start=1):
             lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {score!r} {tag}\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    write_text(path, "".join(lines))
 
 
 def trec_scores(scores: np.ndarray) -> list[float]:
@@ -135,7 +137,7 @@ def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -
                 break
             value = float(score) if math.isfinite(score) else -1e9
             lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {value!r} {tag}\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    write_text(path, "".join(lines))
 
 
 def _number(value: float) -> float | None:

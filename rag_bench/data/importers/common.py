@@ -6,10 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_bench.data.conventions import Conventions, write_conventions
-from rag_bench.data.jsonl import write_jsonl
+from rag_bench.data.conventions import FILE as CONVENTIONS
+from rag_bench.data.conventions import Conventions, conventions_bytes
+from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
 from rag_bench.errors import DataError
+from rag_bench.files import write_together
 from rag_bench.types import Dataset
 
 NATIVE_FILES = ("documents.jsonl", "questions.jsonl")
@@ -27,17 +29,23 @@ class Imported:
 
 
 def write_native(imported: Imported, dest: Path, name: str | None = None) -> Dataset:
-    """Write ``imported`` into the folder ``dest`` (created if needed), then load it back validated."""
+    """Write ``imported`` into the folder ``dest`` (created if needed), then load it back validated.
+
+    The files are replaced together (``files.write_together``): a full disk or Ctrl-C midway leaves
+    a dataset already in ``dest`` as it was (``import trec --force`` into its own dataset).
+    """
     dest = Path(dest)
     try:
         dest.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
         raise DataError(dest, "is not a folder", fix="give a folder path as DEST") from None
-    write_jsonl(dest / "documents.jsonl", imported.documents)
-    write_jsonl(dest / "questions.jsonl", imported.questions)
-    for file_name, rows in imported.extra.items():
-        write_jsonl(dest / file_name, rows)
-    write_conventions(dest, imported.conventions)  # None removes a stale one
+    rows = {"documents.jsonl": imported.documents, "questions.jsonl": imported.questions, **imported.extra}
+    files = {dest / name: jsonl_bytes(table) for name, table in rows.items()}
+    if imported.conventions is not None:  # the source's published settings, written with the data
+        files[dest / CONVENTIONS] = conventions_bytes(imported.conventions)
+    write_together(files)
+    if imported.conventions is None:  # another source's file would give a wrong hint
+        (dest / CONVENTIONS).unlink(missing_ok=True)
     return load_dataset(dest, name)
 
 
