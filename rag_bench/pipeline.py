@@ -19,8 +19,8 @@ from rag_bench.config import Config
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder, Tokenizing
+from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.registry import build_embedder
-from rag_bench.embed.store import embed_cached
 from rag_bench.progress import quiet_while
 from rag_bench.rerank.base import Prefetching, rerank
 from rag_bench.rerank.registry import build_reranker

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from rag_bench.cache import DiskCache, digest
-from rag_bench.embed.store import COMMIT_EVERY, VectorStore, embed_cached, text_key
+from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
+from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.testing import FakeEmbedder
 
 

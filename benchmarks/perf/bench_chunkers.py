@@ -24,8 +24,9 @@ from rag_bench.chunk.registry import build_chunker, chunker_config
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
+from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.local import MAX_TOKENS, MiniLMEmbedder
-from rag_bench.embed.store import VectorStore, embed_cached
+from rag_bench.embed.store import VectorStore
 from rag_bench.pipeline import chunk_dataset
 from rag_bench.workspace import Workspace
 

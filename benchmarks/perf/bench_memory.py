@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from common import Check, peak_rss_bytes, report, unit_vectors
 
+import rag_bench.embed.cached as cached_module
 import rag_bench.embed.store as store_module
 from rag_bench.cache import DiskCache
 
@@ -61,7 +62,7 @@ def measure(cache_dir: str, variant: str) -> None:
     start = time.perf_counter()
     store = store_module.VectorStore(DiskCache(cache_dir), CachedOnly.name, DIM, "document")
     options = {} if variant == "batches" else {"memory_map": True}
-    vectors, stats = store_module.embed_cached(CachedOnly(), store, items, "document", **options)
+    vectors, stats = cached_module.embed_cached(CachedOnly(), store, items, "document", **options)
     loaded = time.perf_counter() - start
     DenseIndex(vectors).search(queries, DEPTH)
     result = {

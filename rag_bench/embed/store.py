@@ -1,13 +1,8 @@
-"""Embedding through the disk cache: each distinct text is embedded once per model.
+"""The vector cache of one model: batches of (text key, vector), and a corpus's vectors as one matrix.
 
-Vectors live in the cache as batches under the namespace
-``vectors/<model>/<dimension>/<input type>``; a batch entry holds the sha256 of each
-text and its vector. A batch is committed as soon as it is embedded, so a run that is
-killed loses at most the batch in flight and a rerun sends only what is missing.
-
-Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
-twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
-process holds to it, and waits for their vectors to appear; claims of a holder that died are broken.
+Embedding through it, each distinct text once per model, is ``cached.py``. Vectors live in the
+cache as batches under the namespace ``vectors/<model>/<dimension>/<input type>``; a batch entry
+holds the sha256 of each text and its vector.
 
 A corpus's vectors can also be kept as one matrix entry (``memory_map=True``, format in
 ``matrix.py``) under ``vectors-matrix/<model>/<dimension>/<input type>``, keyed by the texts'
@@ -21,21 +16,15 @@ from __future__ import annotations
 
 import hashlib
 import struct
-import time
-from collections.abc import Container, Sequence
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from rag_bench.cache import DiskCache, atomic_write, digest
-from rag_bench.embed.base import Embedder
 from rag_bench.embed.claims import Claims
 from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
-from rag_bench.progress import progress
-
-COMMIT_EVERY = 64  # texts per cache entry
-POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
 @dataclass
@@ -43,14 +32,6 @@ class Tally:
     """Texts embedded through the cache by every store that shares it (a workspace's stores, every stage)."""
 
     embedded: int = 0
-
-
-@dataclass
-class EmbedStats:
-    """What one stage asked for: texts newly embedded vs served from the cache."""
-
-    embedded: int = 0
-    cache_hits: int = 0
 
 
 def text_key(text: str) -> bytes:
@@ -183,100 +164,6 @@ class VectorStore:
     def forget(self) -> None:
         """Drop the in-memory vectors (they are read again from the cache when next needed)."""
         self._known = None
-
-
-def embed_cached(
-    embedder: Embedder,
-    store: VectorStore,
-    texts: Sequence[str],
-    input_type: str,
-    label: str = "embedding",
-    memory_map: bool = False,
-) -> tuple[np.ndarray, EmbedStats]:
-    """(len(texts), dim) float32 vectors of ``texts``, embedding only texts the cache lacks.
-
-    With ``memory_map`` the result is a read-only memory map of one cache entry holding these
-    texts' vectors (written on first use, from the batches one at a time); no more than one
-    batch of vectors is then held in memory, and the store drops any in-memory copy, so a large
-    corpus is held once, by the page cache, rather than twice.
-    """
-    keys = [text_key(t) for t in texts]
-    if memory_map and keys:
-        return _embed_mapped(embedder, store, keys, texts, input_type, label)
-    todo = _missing(store.known(), keys, texts)
-    if todo:  # another store may have embedded some of them meanwhile
-        todo = _missing(store.known(refresh=True), keys, texts)
-    known = store.known()
-    sent = _embed(embedder, store, todo, input_type, label)
-    stats = EmbedStats(embedded=sent, cache_hits=len(texts) - sent)
-    out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
-    return out, stats
-
-
-def _embed_mapped(
-    embedder: Embedder, store: VectorStore, keys: list[bytes], texts: Sequence[str], input_type: str, label: str
-) -> tuple[np.memmap, EmbedStats]:
-    """``embed_cached`` with ``memory_map``: the matrix entry of ``keys``, built from the batches when absent."""
-    mapped = store.matrix(keys)
-    if mapped is not None:
-        return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
-    embedded = 0
-    while True:
-        todo = _missing(store.index(), keys, texts)
-        if todo:  # another store may have embedded some of them meanwhile
-            todo = _missing(store.index(refresh=True), keys, texts)
-        embedded += _embed(embedder, store, todo, input_type, label)
-        mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
-        if mapped is not None:
-            store.forget()
-            return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
-
-
-def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
-    """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit.
-
-    Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
-    another process, whose claimed texts are waited for (and taken over if it dies).
-    """
-    pending = dict(todo)
-    sent, wait = 0, POLL_S[0]
-    with progress(len(todo), label, "text") as bar:
-        while pending:
-            mine = store.claims.take(pending, COMMIT_EVERY)
-            if mine:
-                try:
-                    known = store.refresh()  # committed by a holder that released these keys just now
-                    batch = [k for k in mine if k not in known]
-                    if batch:
-                        store.commit(batch, embedder.embed([pending[k] for k in batch], input_type))
-                finally:
-                    store.claims.release(mine)
-                for key in mine:
-                    del pending[key]
-                sent += len(batch)
-                store.tally.embedded += len(batch)
-                bar.update(len(mine))
-                wait = POLL_S[0]
-                continue
-            bar.set_postfix_str("waiting for texts another process is embedding")
-            time.sleep(wait)
-            wait = min(wait * 2, POLL_S[1])
-            known = store.refresh()
-            arrived = [k for k in pending if k in known]
-            for key in arrived:
-                del pending[key]
-            bar.update(len(arrived))
-            store.claims.break_stale(pending)
-    return sent
-
-
-def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
-    """``(key, text)`` of each distinct text not in ``known``, in first-seen order."""
-    missing: dict[bytes, str] = {}
-    for key, text in zip(keys, texts, strict=True):
-        if key not in known:
-            missing.setdefault(key, text)
-    return list(missing.items())
 
 
 class _BatchGone(Exception):

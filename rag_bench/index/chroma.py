@@ -32,6 +32,7 @@ from rag_bench.index.base import IndexConfig, IndexContext, IndexReport
 
 COLLECTION = "rag-bench"
 _CLIENTS: dict[Path, object] = {}
+_LOADED_EF: dict[Path, int] = {}  # the ef_search each folder's index was loaded at in this process
 
 
 @dataclass
@@ -85,10 +86,30 @@ class ChromaIndex:
         with (self.folder.parent / f"{self.folder.name}.lock").open("a") as lock, _quiet():
             fcntl.flock(lock, fcntl.LOCK_EX)
             self.built, self.build_seconds = self._ensure(vectors)
-            self.collection = _client(self.folder).get_collection(COLLECTION)
-            self.collection.modify(configuration={"hnsw": {"ef_search": cfg.ef_search}})
-            self.log.append(f"collection.modify(configuration={{'hnsw': {{'ef_search': {cfg.ef_search}}}}})")
+            self.collection = self._open()
         self.disk_bytes = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+
+    def _open(self):
+        """The collection, searched at this index's ef_search.
+
+        Chroma reads ef_search when it loads a collection's HNSW index into the process, and a later
+        ``collection.modify`` does not reach an index already loaded: the process would silently go on
+        searching at the old setting. So a folder loaded at another ef_search is reloaded (Chroma's
+        shared systems dropped and the client opened again) before it is searched.
+        """
+        ef = self.cfg.ef_search
+        if _LOADED_EF.get(self.folder, ef) != ef:
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
+            _CLIENTS.clear()
+            _LOADED_EF.clear()
+            self.log.append("# reopened the client: this process had loaded the index at another ef_search")
+        collection = _client(self.folder).get_collection(COLLECTION)
+        collection.modify(configuration={"hnsw": {"ef_search": ef}})
+        self.log.append(f"collection.modify(configuration={{'hnsw': {{'ef_search': {ef}}}}})")
+        _LOADED_EF[self.folder] = ef
+        return collection
 
     @property
     def nbytes(self) -> int:
@@ -125,6 +146,8 @@ class ChromaIndex:
         """(n_queries, min(depth, n_chunks)) chunk indices and inner products, best first, ties by index."""
         queries = np.ascontiguousarray(queries, dtype=np.float32)  # (n_queries, dim)
         filters = list(filters) if filters is not None else [None] * len(queries)
+        if _LOADED_EF.get(self.folder) != self.cfg.ef_search:  # another index of this folder searched since
+            self.collection = self._open()
         width = min(depth, self.n_chunks)
         indices = np.full((len(queries), width), -1, np.int64)
         scores = np.full((len(queries), width), -np.inf)

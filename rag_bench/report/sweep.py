@@ -5,7 +5,7 @@ with a ``metrics.json``; each also has ``config.yaml`` (the resolved config),
 ``.hydra/overrides.yaml`` (the point's overrides) and ``per_question.csv``. The table has one
 row per point: its swept parameters (every key in any point's overrides), the main knobs,
 every metric with its 95% interval (``recall@5``, ``recall@5_low``, ``recall@5_high``), and the
-work it did. The best point and its ties are marked by ``marks.py``.
+work it did (``sweep_work.py``). The best point and its ties are marked by ``marks.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
 from rag_bench.errors import DataError
+from rag_bench.report.sweep_work import number, work_columns
 from rag_bench.run_folder.read import RunFolder
 
 # config.yaml keys that are always columns, whether swept or not
@@ -38,10 +39,6 @@ KNOBS = (
     "reranker.name",
     "reranker.depth",
 )
-WORK = ("chunks", "mean_chunk_chars", "index_bytes", "seconds", "embedded", "cache_hits", "tokens", "cost_usd")
-# what the configuration needs of its models whatever the sweep order (stats.work, report/work.py); NaN when unrecorded
-CONFIG_WORK = ("work_chars", "work_cost_usd")
-WORK += ("latency_ms_p95",)
 
 
 @dataclass(frozen=True)
@@ -113,10 +110,10 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
     intervals = metrics.get("ci95", {})
     for name, mean in metrics.get("metrics", {}).items():
         low, high = intervals.get(name) or (None, None)
-        row.update({name: _number(mean), f"{name}_low": _number(low), f"{name}_high": _number(high)})
+        row.update({name: number(mean), f"{name}_low": number(low), f"{name}_high": number(high)})
     stats = metrics.get("stats", {})
     row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
-    row.update(_work(stats))
+    row.update(work_columns(stats))
     return row
 
 
@@ -130,49 +127,6 @@ def _parameter(key: str, point: dict) -> object:
     if value is None or isinstance(value, dict):
         return point["overrides"].get(key)
     return value
-
-
-def _work(stats: dict) -> dict[str, float]:
-    """Chunks, mean chunk characters (when the run recorded them), bytes, seconds, embedding and cost counts."""
-    chunks = stats.get("chunks", np.nan)
-    if "mean_chunk_chars" in stats:
-        mean_chars = stats["mean_chunk_chars"]
-    elif "chunk_chars" in stats and chunks:
-        mean_chars = stats["chunk_chars"] / chunks
-    else:
-        mean_chars = np.nan
-    return {
-        "chunks": chunks,
-        "mean_chunk_chars": _number(mean_chars),
-        "index_bytes": stats.get("index_bytes", np.nan),
-        "seconds": _total(_stages(stats.get("seconds", {}))),
-        "embedded": stats.get("embedded", np.nan),
-        "cache_hits": stats.get("cache_hits", np.nan),
-        "tokens": _total(stats.get("tokens", 0)),
-        "cost_usd": _total(stats.get("cost_usd", 0.0)),
-        **_configuration_work(stats.get("work")),
-        "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
-    }
-
-
-def _configuration_work(work: object) -> dict[str, float]:
-    """``work_chars`` (embedded plus reranked characters) and ``work_cost_usd`` from ``stats.work``."""
-    if not isinstance(work, dict):
-        return dict.fromkeys(CONFIG_WORK, np.nan)
-    chars = _number(work.get("embedded_chars")) + _number(work.get("reranked_chars"))
-    return {"work_chars": chars, "work_cost_usd": _number(work.get("cost_usd"))}
-
-
-def _stages(seconds: dict) -> dict:
-    """Per-stage seconds without the steps inside a stage ("bm25 build" is part of "bm25")."""
-    return {k: v for k, v in seconds.items() if k.rsplit(" ", 1)[0] == k or k.rsplit(" ", 1)[0] not in seconds}
-
-
-def _total(value: object) -> float:
-    """A number, or the sum of a {part: number} mapping (e.g. seconds per stage)."""
-    if isinstance(value, dict):
-        return float(sum(_total(v) for v in value.values()))
-    return float(value) if isinstance(value, int | float) else 0.0
 
 
 def _uniform(column: pd.Series) -> pd.Series:
@@ -195,10 +149,6 @@ def _distinct(column: pd.Series) -> list:
     if all(isinstance(v, int | float) for v in values):
         values = sorted(values)
     return values + [None] if column.isna().any() else values
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else np.nan
 
 
 def _label(folder: Path, root: Path) -> str:

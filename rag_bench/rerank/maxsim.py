@@ -19,7 +19,7 @@ import numpy as np
 
 from rag_bench.chunk.sentence import sentence_spans
 from rag_bench.embed.base import Embedder
-from rag_bench.embed.store import embed_cached
+from rag_bench.embed.cached import embed_cached
 from rag_bench.errors import ConfigError
 from rag_bench.workspace import Workspace
 

@@ -18,8 +18,8 @@ from omegaconf import MISSING
 
 from rag_bench.cache import digest
 from rag_bench.embed.base import Embedder, TokenCounting, is_matryoshka
+from rag_bench.embed.cached import EmbedStats, embed_cached
 from rag_bench.embed.dimension import reduce_dimension
-from rag_bench.embed.store import EmbedStats, embed_cached
 from rag_bench.errors import ConfigError
 from rag_bench.index.base import IndexContext, Reporting, VectorIndex
 from rag_bench.index.dense import DenseIndex

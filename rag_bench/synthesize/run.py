@@ -64,8 +64,8 @@ def main(argv: Sequence[str]) -> int:
 def synthesize(settings: SynthesizeConfig) -> Outcome:
     """Generate, check and write; returns the paths, the verdicts and the summary."""
     from rag_bench.data.bundled import dataset_folder
+    from rag_bench.embed.cached import embed_cached
     from rag_bench.embed.registry import build_embedder
-    from rag_bench.embed.store import embed_cached
     from rag_bench.pipeline import chunk_dataset
     from rag_bench.workspace import Workspace
 

@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.cache import DiskCache
+from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
 from rag_bench.embed.claims import Claims, Holder
-from rag_bench.embed.store import COMMIT_EVERY, VectorStore, embed_cached, text_key, unpack
+from rag_bench.embed.store import VectorStore, text_key, unpack
 from rag_bench.testing import FakeEmbedder
 
 TEXTS = [f"passage {i} about topic {i % 7}" for i in range(500)]

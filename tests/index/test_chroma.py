@@ -42,3 +42,19 @@ def test_build_reuse_search_and_filters(tmp_path):
     assert redone.report().built is True
     log = "\n".join(redone.report().log)
     assert "create_collection" in log and "'ef_search': 20" in log
+
+
+def test_ef_search_reaches_an_index_this_process_already_loaded(tmp_path):
+    # Chroma reads ef_search when it loads the HNSW index; without the reload, the second index below would
+    # silently search at the first one's ef_search (it did: the same lists, to the last digit)
+    docs, queries = _unit(2, 3000, dim=32), _unit(3, 40, dim=32)
+    context = IndexContext(DiskCache(tmp_path), "vectors", None, "meta")
+    schema = VECTOR_INDEXES["chroma"].schema
+    truth, _ = DenseIndex(docs).search(queries, 10)
+    wide = build_index(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
+    narrow_index = build_index(schema(m=4, ef_construction=10, ef_search=10), docs, context)
+    assert narrow_index.report().built is False  # the same build, searched at another setting
+    narrow = narrow_index.search(queries, 10)[0]
+    assert recall_at_depth(narrow, truth) < recall_at_depth(wide, truth)
+    again = build_index(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
+    np.testing.assert_array_equal(again, wide)

@@ -125,8 +125,8 @@ def test_configuration_work_columns_come_from_stats_work(tmp_path, make_point):
 
 
 def test_sweep_seconds_count_steps_inside_a_stage_once():
-    from rag_bench.report.sweep import _work
+    from rag_bench.report.sweep_work import work_columns
 
     # "bm25 build" and "bm25 search" are parts of "bm25"; "chunk" has no steps: 1.0 + 0.25
     seconds = {"bm25": 1.0, "bm25 build": 0.4, "bm25 search": 0.5, "chunk": 0.25}
-    assert _work({"seconds": seconds})["seconds"] == 1.25
+    assert work_columns({"seconds": seconds})["seconds"] == 1.25
