@@ -124,6 +124,7 @@ class Process:
     job_started: bool = False
     real_stderr: object = None
     workspaces: dict = field(default_factory=dict)
+    hints: set = field(default_factory=set)  # dataset-convention hints already printed
     held: io.StringIO | None = None
 
     def hold(self) -> None:
@@ -187,6 +188,7 @@ def run_job(cfg) -> float:
     from hydra.types import RunMode
 
     from rag_bench.config import objective_name, validate
+    from rag_bench.data.conventions import hint as conventions_hint
     from rag_bench.pipeline import run
     from rag_bench.report.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
@@ -203,6 +205,10 @@ def run_job(cfg) -> float:
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
+        advice = conventions_hint(config)
+        if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
+            PROCESS.hints.add(advice)
+            print(advice, file=sys.stderr)
         payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
     except RagBenchError as exc:
         fail(exc)

@@ -83,6 +83,7 @@ class Config:
     objective: str | None = None  # the metric a run returns to Hydra sweepers; null = ndcg@10 (see objective_name)
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
     report_k: int = 10  # cut-off of the failure classes in report.html and per_question.csv
+    quiet: bool = False  # no progress output (also RAG_BENCH_QUIET=1 or TQDM_DISABLE=1; rag_bench/progress.py)
 
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric

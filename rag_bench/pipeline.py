@@ -21,6 +21,7 @@ from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import Embedder, Tokenizing
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.registry import build_embedder
+from rag_bench.progress import quiet_while
 from rag_bench.rerank.base import Prefetching, rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
@@ -89,6 +90,11 @@ def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = 
     ``ws`` keeps work in memory across runs of one process (a sweep's points); None: a new one.
     ``retriever``: one built by the caller (``rag_bench.evaluate``) instead of ``cfg.retrieval``'s.
     """
+    with quiet_while(cfg.quiet):  # progress output off when the run says quiet=true
+        return _run(cfg, ws, retriever)
+
+
+def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunResult:
     stats = Stats()
     ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
     embedded_before = ws.tally.embedded

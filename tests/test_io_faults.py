@@ -11,7 +11,8 @@ import uuid
 import pytest
 
 FAST = ("embedder=fake", "dataset=annual-report")
-PROGRESS = re.compile(r"^\s*[\w ]+:\s+\d+%\|")  # a progress bar's frame (the bars clear themselves)
+# progress output: a bar's frame on a terminal (the bars clear themselves), else a plain line (rag_bench/progress.py)
+PROGRESS = re.compile(r"^\s*[\w ]+:\s+\d+%\||^[\w ]+: \d+(/\d+ \w+ \(\d+%\)| \w+), \d+\.\d s$")
 
 
 def rag_bench(*args, cache, patch=None):

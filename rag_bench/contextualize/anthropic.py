@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tqdm import tqdm
-
 from rag_bench.api.anthropic import MessagesClient
 from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import document_hash
 from rag_bench.contextualize.settings import AnthropicContextConfig
+from rag_bench.progress import Progress
 from rag_bench.types import Chunk, Document
 
 INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
@@ -33,7 +32,7 @@ class AnthropicContexts:
         self.key = digest("anthropic-context", cfg.model, cfg.max_tokens, INSTRUCTIONS, ASK)
         self.usage = {"input": 0, "cache_write": 0, "cache_read": 0, "output": 0}
 
-    def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: tqdm) -> list[str]:
+    def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: Progress) -> list[str]:
         out = []
         for chunk in chunks:
             key = digest(self.key, document_hash(doc.text), chunk.start, chunk.end)

@@ -20,7 +20,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hydra.core.config_store import ConfigStore
-from tqdm import tqdm
 
 from rag_bench.chunk.contexts import ContextEntry, read_contexts, write_contexts
 from rag_bench.chunk.settings import SizedChunkerConfig
@@ -34,6 +33,7 @@ from rag_bench.contextualize.settings import (
     OfflineContextConfig,
 )
 from rag_bench.files import check_writable
+from rag_bench.progress import progress
 from rag_bench.types import Chunk
 
 SCHEMA_NAME = "rag_bench_contextualize_schema"
@@ -107,7 +107,7 @@ def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, i
         by_doc.setdefault(chunk.doc_id, []).append(chunk)
     entries = {e.key: e for e in read_contexts(out).by_key.values()} if settings.merge and out.is_file() else {}
     try:
-        with tqdm(total=len(corpus.chunks), desc="contextualizing", unit="chunk", leave=False) as bar:
+        with progress(len(corpus.chunks), "contextualizing", "chunk") as bar:
             for doc in dataset.documents:
                 chunks = by_doc.get(doc.id, [])
                 for chunk, text in zip(chunks, generator.contexts(doc, chunks, bar), strict=True):

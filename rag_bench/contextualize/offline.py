@@ -6,12 +6,11 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from tqdm import tqdm
-
 from rag_bench.cache import DiskCache
 from rag_bench.chunk.prefix import heading_trail
 from rag_bench.contextualize.settings import OfflineContextConfig
 from rag_bench.index.analyzers import ENGLISH_STOPWORDS, identifier_tokens
+from rag_bench.progress import Progress
 from rag_bench.types import Chunk, Document
 
 # fmt: off
@@ -36,7 +35,7 @@ class OfflineContexts:
         df = Counter(t for c in counts.values() for t in c)
         self.top = {i: top_terms(c, df, len(documents), cfg.terms) for i, c in counts.items()}
 
-    def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: tqdm) -> list[str]:
+    def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: Progress) -> list[str]:
         trail, title = heading_trail(doc.text), doc.title or doc.id
         terms = ", ".join(self.top.get(doc.id, []))
         out = []

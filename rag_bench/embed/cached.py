@@ -15,10 +15,10 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.store import VectorStore, text_key
+from rag_bench.progress import progress
 
 COMMIT_EVERY = 64  # texts per cache entry
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
@@ -87,7 +87,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
     """
     pending = dict(todo)
     sent, wait = 0, POLL_S[0]
-    with tqdm(total=len(todo), desc=label, unit="text", disable=not todo, leave=False) as bar:
+    with progress(len(todo), label, "text") as bar:
         while pending:
             mine = store.claims.take(pending, COMMIT_EVERY)
             if mine:

@@ -6,8 +6,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from rag_bench.cache import DiskCache, default_cache_dir, digest
 from rag_bench.generate.attribution import Outcome, attribute
 from rag_bench.generate.base import Answer, Generator
@@ -15,6 +13,7 @@ from rag_bench.generate.checks import Checks, check
 from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.prompt import Prompt, build_prompt
 from rag_bench.generate.registry import build_generator
+from rag_bench.progress import track
 from rag_bench.run_folder.read import RetrievedRun, read_run
 
 NAMESPACE = "answers"
@@ -65,7 +64,7 @@ def answer_all(run: RetrievedRun, cfg: GenerateConfig, tau: float, generator: Ge
     cache = DiskCache(cfg.cache_dir or default_cache_dir())
     results = []
     pairs = list(zip(run.questions, run.ranked, strict=True))
-    for question, ranked in tqdm(pairs, desc=f"answering ({generator.name})", unit="question", leave=False):
+    for question, ranked in track(pairs, f"answering ({generator.name})", "question"):
         prompt = build_prompt(question, ranked[: cfg.passages])
         answer, cached = cached_answer(cache, generator, prompt)
         checks = check(prompt, answer, tau, cfg.correct_f1)

@@ -20,11 +20,11 @@ from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
-from tqdm import tqdm
 
 from rag_bench.cache import atomic_write
 from rag_bench.config import DatasetConfig
 from rag_bench.errors import ConfigError
+from rag_bench.progress import progress
 from rag_bench.rewrite.cost import estimated_cost, prices
 from rag_bench.rewrite.registry import REWRITERS, Rewriter
 from rag_bench.rewrite.variants_file import VariantEntry, check_kinds, write_variants
@@ -159,7 +159,7 @@ def rewrite_all(
 ) -> list[VariantEntry]:
     """One entry per (question, kind), question by question, texts cleaned (``clean``)."""
     entries = []
-    with tqdm(total=len(dataset.questions) * len(kinds), desc="rewriting", unit="rewrite", leave=False) as bar:
+    with progress(len(dataset.questions) * len(kinds), "rewriting", "rewrite") as bar:
         for question in dataset.questions:
             for kind in kinds:
                 limit = limits.get(kind, 1)

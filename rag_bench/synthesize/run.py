@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from rag_bench.cache import atomic_write
 from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_documents, load_questions
+from rag_bench.progress import progress
 from rag_bench.synthesize.checks import BM25Alone, Checker, Verdict, flag_kind
 from rag_bench.synthesize.registry import GENERATORS, compose_settings
 from rag_bench.synthesize.settings import SynthesizeConfig
@@ -88,7 +87,7 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
 
     generator = GENERATORS[settings.generator.name].build(settings.generator, documents, ws.cache)
     try:
-        with tqdm(desc="generating", unit="request", leave=False) as bar:
+        with progress(None, "generating", "request") as bar:
             candidates = list(generator.candidates(documents, bar))
     finally:
         generator.close()

@@ -5,12 +5,15 @@ A BEIR folder holds ``corpus.jsonl`` (``{"_id", "title", "text"}``, optional ``m
 ``query-id corpus-id score``, then one tab-separated judgement per line. Grades are kept
 as they are (graded relevance); grade 0 stays, as a judged non-relevant document. By
 default only the queries judged in the split become questions. Other fields are ignored.
+The dataset records BEIR's conventions (one passage per document, title prepended, Anserini's
+BM25) in ``conventions.yaml``: see ``rag_bench/data/conventions.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from rag_bench.data.conventions import BEIR
 from rag_bench.data.importers.common import Imported, add_judgement, check_id, document_row, question_row
 from rag_bench.data.jsonl import field, read_jsonl
 from rag_bench.errors import DataError
@@ -35,7 +38,7 @@ def read_beir(folder: Path, split: str = "test", all_queries: bool = False) -> I
     if not questions:
         raise DataError(qrels_path, "judges none of the queries", fix="use a qrels file for these queries")
     notes = () if all_queries else (f"kept {len(questions)} of {len(queries)} queries: those judged in {split}",)
-    return Imported(documents, questions, notes=notes)
+    return Imported(documents, questions, notes=notes, conventions=BEIR)
 
 
 def qrels_file(folder: Path, split: str) -> Path:

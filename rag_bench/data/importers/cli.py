@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from rag_bench.data.conventions import read_conventions
 from rag_bench.data.importers.beir import read_beir
 from rag_bench.data.importers.chroma import read_chroma
 from rag_bench.data.importers.common import NATIVE_FILES, Imported, write_native
@@ -78,7 +79,9 @@ FORMATS: dict[str, Format] = {
     "trec": Format(
         "TREC qrels file: judgements for the questions of --dataset",
         _trec_options,
-        lambda source, args: add_judgements(load_dataset(args.dataset), source),
+        lambda source, args: replace(
+            add_judgements(load_dataset(args.dataset), source), conventions=read_conventions(args.dataset)
+        ),
     ),
 }
 

@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_bench.data.conventions import FILE as CONVENTIONS
+from rag_bench.data.conventions import Conventions, conventions_bytes
 from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
 from rag_bench.errors import DataError
@@ -23,6 +25,7 @@ class Imported:
     questions: list[dict]
     extra: dict[str, list[dict]] = field(default_factory=dict)  # more JSONL files, e.g. chunks.jsonl
     notes: tuple[str, ...] = ()  # what the importer skipped, for the user
+    conventions: Conventions | None = None  # the source's published settings (conventions.yaml)
 
 
 def write_native(imported: Imported, dest: Path, name: str | None = None) -> Dataset:
@@ -37,7 +40,12 @@ def write_native(imported: Imported, dest: Path, name: str | None = None) -> Dat
     except (FileExistsError, NotADirectoryError):
         raise DataError(dest, "is not a folder", fix="give a folder path as DEST") from None
     rows = {"documents.jsonl": imported.documents, "questions.jsonl": imported.questions, **imported.extra}
-    write_together({dest / name: jsonl_bytes(table) for name, table in rows.items()})
+    files = {dest / name: jsonl_bytes(table) for name, table in rows.items()}
+    if imported.conventions is not None:  # the source's published settings, written with the data
+        files[dest / CONVENTIONS] = conventions_bytes(imported.conventions)
+    write_together(files)
+    if imported.conventions is None:  # another source's file would give a wrong hint
+        (dest / CONVENTIONS).unlink(missing_ok=True)
     return load_dataset(dest, name)
 
 

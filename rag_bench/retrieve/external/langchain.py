@@ -17,9 +17,8 @@ import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tqdm import tqdm
-
 from rag_bench.errors import ConfigError
+from rag_bench.progress import track
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.function import TargetSettings, load_target
 from rag_bench.retrieve.external.results import ResultReader, Where, to_candidates
@@ -47,7 +46,7 @@ class LangChainRetriever:
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         reader = ResultReader({d.id: d for d in self.dataset.documents})
         rankings = []
-        for query in tqdm(queries, desc=f"asking {self.source}", unit="question", leave=False):
+        for query in track(queries, f"asking {self.source}", "question"):
             where = Where(self.source, question=query.id)
             found = self.retriever.invoke(query.text)
             if not isinstance(found, list | tuple):

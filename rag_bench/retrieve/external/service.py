@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import numpy as np
-from tqdm import tqdm
 
 from rag_bench.api.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
 from rag_bench.api.settings import ApiSettings
 from rag_bench.api.usage import Usage
 from rag_bench.cache import digest
 from rag_bench.errors import ConfigError, ServiceError
+from rag_bench.progress import progress
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.results import Ranked, ResultReader, Where, to_candidates
 from rag_bench.retrieve.resources import Resources
@@ -94,7 +94,7 @@ class HttpRetriever:
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         reader = ResultReader({d.id: d for d in self.resources.dataset.documents})
         before = self.usage.as_dict()
-        with tqdm(total=len(queries), desc=f"asking {self.cfg.url}", unit="question", leave=False) as bar:
+        with progress(len(queries), f"asking {self.cfg.url}", "question") as bar:
 
             def one(query: Query) -> _Answer:
                 answer = self._answer(query, depth, reader)
