@@ -81,13 +81,13 @@ def test_server_errors_and_resets_are_retried(http_run, kind):
 
 def test_a_slow_answer_times_out_and_is_asked_again(http_run):
     with FakeRetrievalServer(ANSWERS) as server:
-        server.inject("slow", delay_s=3.0)  # longer than timeout_s (0.5)
+        server.inject("slow", delay_s=10.0)  # far longer than timeout_s (0.5)
         start = time.monotonic()
         result = http_run(server)
         elapsed = time.monotonic() - start
         outcomes = [r.outcome for r in server.received()]
     assert scores_of(result) == EXPECTED and outcomes[0] == "slow" and len(outcomes) == 4
-    assert elapsed < 3.0  # the client gave up on the slow answer instead of waiting for it
+    assert elapsed < 8.0  # the client gave up on the slow answer instead of waiting for it (margin for a loaded host)
 
 
 def test_retries_run_out_with_one_line_naming_the_question(http_run):
