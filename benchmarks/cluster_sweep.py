@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from rag_bench.cache import DiskCache
-from rag_bench.embed.store import unpack
+from rag_bench.embed.store import stored_keys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "cluster"))
 from daemons import RayCluster, SlurmCluster  # noqa: E402
@@ -65,7 +65,7 @@ def measure(engine: str, root: Path, dataset: str) -> dict:
         raise SystemExit(f"{engine}: sweep failed: {done.stderr[-2000:]}")
     sweep = folder / "sweep"
     points = [json.loads(p.read_text()) for p in sweep.glob("*/metrics.json")]
-    keys = cached_keys(folder / "cache")
+    keys = stored_keys(DiskCache(folder / "cache"))
     spans = [((p / ".hydra").stat().st_mtime, (p / "metrics.json").stat().st_mtime) for p in sweep.glob("[0-9]*")]
     return {
         "engine": engine,
@@ -77,16 +77,6 @@ def measure(engine: str, root: Path, dataset: str) -> dict:
         "most_at_once": max(sum(s <= t < e for s, e in spans) for t, _ in spans),
         "summary": str(sweep / "summary.csv"),
     }
-
-
-def cached_keys(cache: Path) -> list[bytes]:
-    disk = DiskCache(cache)
-    return [
-        key
-        for namespace in (cache / "vectors").glob("*/*/*")
-        for _, payload in disk.entries(namespace.relative_to(cache).as_posix())
-        for key in unpack(payload)[0]
-    ]
 
 
 def same_table(a: str, b: str) -> bool:

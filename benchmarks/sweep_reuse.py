@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from rag_bench.cache import DiskCache
-from rag_bench.embed.store import text_key, unpack
+from rag_bench.embed.store import stored_keys, text_key
 
 
 def sweep(sweep_dir: Path, cache: Path, dataset: str) -> float:
@@ -45,17 +45,6 @@ def points(sweep_dir: Path) -> list[dict]:
     ]
 
 
-def cached_keys(cache: Path) -> tuple[int, set[bytes]]:
-    """(hashes over all vector batches, distinct hashes) of the local model's document vectors."""
-    disk, total, distinct = DiskCache(cache), 0, set()
-    for namespace in (cache / "vectors").glob("*/*/*"):
-        for _, payload in disk.entries(namespace.relative_to(cache).as_posix()):
-            keys, _ = unpack(payload)
-            total += len(keys)
-            distinct.update(keys)
-    return total, distinct
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="kestrel-kb")
@@ -65,7 +54,8 @@ def main() -> None:
     cache = root / "cache"
     os.environ["RAG_BENCH_CACHE"] = str(cache)  # chunk_texts reads the same cache
     first = sweep(root / "first", cache, args.dataset)
-    total, distinct = cached_keys(cache)
+    keys = stored_keys(DiskCache(cache))
+    total, distinct = len(keys), set(keys)
     second = sweep(root / "second", cache, args.dataset)
     one, two = points(root / "first"), points(root / "second")
     print(f"points: {len(one)} first run, {len(two)} second run")

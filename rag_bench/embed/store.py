@@ -51,6 +51,17 @@ def unpack(payload: bytes) -> tuple[list[bytes], np.ndarray]:
     return keys, vectors
 
 
+def stored_keys(cache: DiskCache, namespace: str | None = None) -> list[bytes]:
+    """The text key of every vector in the batch entries, duplicates kept (a text embedded twice shows twice).
+
+    In ``namespace``, or in every ``vectors/<model>/<dimension>/<input type>`` of the cache.
+    """
+    if namespace is None:
+        folders = sorted((cache.root / "vectors").glob("*/*/*"))
+        return [key for folder in folders for key in stored_keys(cache, folder.relative_to(cache.root).as_posix())]
+    return [key for _, payload in cache.entries(namespace) for key in unpack(payload)[0]]
+
+
 class VectorStore:
     """The cached vectors of one (model, dimension, input type)."""
 

@@ -20,7 +20,7 @@ import pytest
 
 from rag_bench.cache import DiskCache
 from rag_bench.embed.claims import Holder
-from rag_bench.embed.store import unpack
+from rag_bench.embed.store import stored_keys
 from rag_bench.fakes.voyage_server import FakeVoyageServer
 
 POINTS = ["chunker.size=300,600", "retrieval.k_rrf=30,60"]  # points 0 and 1 need the same texts at the same time
@@ -62,17 +62,6 @@ def points(sweep_dir: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(sweep_dir.glob("*/metrics.json"))]
 
 
-def cached_keys(cache: Path) -> list[bytes]:
-    """Every text key of every vector batch in the cache, duplicates kept."""
-    disk = DiskCache(cache)
-    return [
-        key
-        for namespace in (cache / "vectors").glob("*/*/*")
-        for _, payload in disk.entries(namespace.relative_to(cache).as_posix())
-        for key in unpack(payload)[0]
-    ]
-
-
 def overlapping(sweep_dir: Path) -> int:
     """The most points that were running at one moment (from .hydra/ written at start, metrics.json at end)."""
     spans = [((p / ".hydra").stat().st_mtime, (p / "metrics.json").stat().st_mtime) for p in sweep_dir.glob("[0-9]*")]
@@ -95,7 +84,7 @@ def test_sweep_equals_the_basic_launchers_and_embeds_each_text_once(engine, basi
     pd.testing.assert_frame_equal(summary(out), basic)  # every metric column, intervals and significance marks
     assert len(basic) == 4
     embedded = sum(p["stats"]["embedded"] for p in points(out))
-    keys = cached_keys(tmp_path / "cache")
+    keys = stored_keys(DiskCache(tmp_path / "cache"))
     assert embedded == len(keys) == len(set(keys)) > 0  # no text embedded twice across the concurrent jobs
     assert overlapping(out) >= 2  # two jobs at a time
     assert done.stderr.count("sweep report:") + done.stdout.count("sweep report:") == 1
@@ -143,14 +132,14 @@ def test_a_job_killed_mid_embedding_fails_the_sweep_and_a_rerun_finishes_it(engi
         assert "sweep" in message[0] and "rerun" in message[0], message[0]
         assert not (tmp_path / "sweep" / "summary.csv").exists()  # no report of a sweep that did not finish
         wait_idle(cache, request.getfixturevalue("slurm") if engine == "slurm" else None)
-        before = len(set(cached_keys(cache)))
+        before = len(set(stored_keys(DiskCache(cache))))
         assert before > 0  # the killed job's committed batches (and the other job's work) are in the cache
         rerun_at = time.time()
         again = sweep(tmp_path, cache, env, *args)
     # a point the first run finished is skipped (its job prints so in its own log): its metrics.json is older
     recomputed = [p for p in (tmp_path / "sweep").glob("[0-9]*") if (p / "metrics.json").stat().st_mtime > rerun_at]
     embedded = sum(json.loads((p / "metrics.json").read_text())["stats"]["embedded"] for p in recomputed)
-    keys = cached_keys(cache)
+    keys = stored_keys(DiskCache(cache))
     assert len(keys) == len(set(keys))  # the killed job's batch in flight was never committed; nothing twice
     assert len(keys) - before == embedded < len(keys)  # the rerun embedded only what the cache lacked
     assert 1 <= len(recomputed) <= 2
@@ -233,7 +222,7 @@ def test_writer_jobs_on_slurm_embed_each_text_once(slurm, tmp_path):
     logs = [tmp_path / f"log-{i}" for i in range(4)]
     logged = [line for log in logs if log.exists() for line in log.read_text().splitlines() if line]
     assert len(logged) == len(set(logged)) == sum(r["embedded"] for r in results)  # no text embedded twice
-    keys = cached_keys(tmp_path / "cache")
+    keys = stored_keys(DiskCache(tmp_path / "cache"))
     assert len(keys) == len(set(keys)) == len(logged) and DiskCache(tmp_path / "cache").corrupt == 0
     assert all(r["embedded"] + r["cache_hits"] == r["n"] == 410 for r in results)
     assert sum(r["embedded"] > 0 for r in results) >= 2, results  # the work was shared between jobs

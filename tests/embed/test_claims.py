@@ -15,7 +15,7 @@ import numpy as np
 from rag_bench.cache import DiskCache
 from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
 from rag_bench.embed.claims import Claims, Holder
-from rag_bench.embed.store import VectorStore, text_key, unpack
+from rag_bench.embed.store import VectorStore, stored_keys, text_key
 from rag_bench.testing import FakeEmbedder
 
 TEXTS = [f"passage {i} about topic {i % 7}" for i in range(500)]
@@ -53,11 +53,6 @@ def start_writers(tmp_path: Path, n: int, delay: float = 0.002) -> list[subproce
     ]
 
 
-def cached_keys(cache: DiskCache, namespace: str) -> list[bytes]:
-    """Every key of every batch entry in the namespace, duplicates kept."""
-    return [key for _, payload in cache.entries(namespace) for key in unpack(payload)[0]]
-
-
 def test_writer_processes_on_one_namespace_embed_each_text_once(tmp_path):
     procs = start_writers(tmp_path, n=4)
     try:
@@ -76,7 +71,7 @@ def test_writer_processes_on_one_namespace_embed_each_text_once(tmp_path):
     assert all(r["embedded"] + r["cache_hits"] == r["n"] == 410 for r in results)
     assert sum(r["embedded"] > 0 for r in results) >= 2  # the work was shared, not done by one writer alone
     cache = DiskCache(tmp_path / "cache")
-    keys = cached_keys(cache, "vectors/fake--hash-16/16/document")
+    keys = stored_keys(cache, "vectors/fake--hash-16/16/document")
     assert len(keys) == len(set(keys)) == len(asked) and cache.corrupt == 0  # nothing lost, torn or stored twice
     assert set(keys) == {text_key(t) for t in asked}
     assert not list((tmp_path / "cache").rglob(".tmp-*"))
@@ -95,7 +90,7 @@ def test_claims_of_a_killed_holder_are_waited_for_then_taken_over(tmp_path):
         assert until(lambda: len(list(store.claims.folder.glob("*"))) == COMMIT_EVERY)  # one batch claimed
         waiter.start()
         # the waiter embeds every free text, then waits for the 64 the holder claimed
-        assert until(lambda: len(cached_keys(store.cache, store.namespace)) == len(TEXTS) - COMMIT_EVERY)
+        assert until(lambda: len(stored_keys(store.cache, store.namespace)) == len(TEXTS) - COMMIT_EVERY)
         time.sleep(1.0)
         assert waiter.is_alive() and holder.poll() is None
     finally:
