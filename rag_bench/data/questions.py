@@ -225,15 +225,15 @@ def _provenance(path, line, obj: dict) -> None:
             )
 
 
-def check_id(path: str | Path, line: int | None, value: str | int) -> str:
+def check_id(
+    path: str | Path,
+    line: int | None,
+    value: str | int,
+    field_name: str = "id",
+    fix: str = "use ids such as q-017 (no spaces)",
+) -> str:
     """An id as a string: non-empty, without whitespace."""
     ident = str(value)
     if not ident or any(c.isspace() for c in ident):
-        raise DataError(
-            path,
-            f"{ident!r} is empty or contains whitespace",
-            line=line,
-            field="id",
-            fix="use ids such as q-017 (no spaces)",
-        )
+        raise DataError(path, f"{ident!r} is empty or contains whitespace", line=line, field=field_name, fix=fix)
     return ident

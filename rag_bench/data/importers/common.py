@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rag_bench.data import questions
 from rag_bench.data.conventions import FILE as CONVENTIONS
 from rag_bench.data.conventions import Conventions, conventions_bytes
 from rag_bench.data.jsonl import jsonl_bytes
@@ -53,16 +54,7 @@ def check_id(path: Path, value: object, field_name: str, line: int | None = None
     """``value`` as an id: text without whitespace, as native datasets require."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise DataError(path, f"must be a string or integer, got {type(value).__name__}", line=line, field=field_name)
-    ident = str(value)
-    if not ident or any(c.isspace() for c in ident):
-        raise DataError(
-            path,
-            f"{ident!r} is empty or contains whitespace",
-            line=line,
-            field=field_name,
-            fix="use ids without spaces, tabs or newlines",
-        )
-    return ident
+    return questions.check_id(path, line, value, field_name, fix="use ids without spaces, tabs or newlines")
 
 
 def read_text(path: Path) -> str:
