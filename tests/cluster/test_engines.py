@@ -24,13 +24,16 @@ from rag_bench.embed.store import stored_keys
 from rag_bench.fakes.voyage_server import FakeVoyageServer
 
 POINTS = ["chunker.size=300,600", "retrieval.k_rrf=30,60"]  # points 0 and 1 need the same texts at the same time
-RUN_SPECIFIC = ["seconds", "latency_ms_p95", "embedded", "cache_hits"]  # how a point was computed, not what it measured
+# how a point was computed, not what it measured: which job embedded (and was billed for) a text shared between points
+RUN_SPECIFIC = ["seconds", "latency_ms_p95", "embedded", "cache_hits", "tokens", "cost_usd"]
 ENGINES = {
     "slurm": ["hydra/launcher=submitit_slurm", "hydra.launcher.cpus_per_task=1", "hydra.launcher.mem_gb=1",
               "hydra.launcher.timeout_min=10"],
     "ray": ["hydra/launcher=ray", "hydra.launcher.ray.remote.num_cpus=1"],
 }  # fmt: skip
 SWEEP_TIMEOUT_S = 300
+EMBED_DELAY_S = 0.5  # jobs that embed in a fraction of a second start and end before SLURM starts their neighbour
+VOYAGE_ENV = {"VOYAGE_API_KEY": "test-key"}
 
 
 def sweep(folder: Path, cache: Path, env: dict[str, str], *overrides: str, check: bool = True):
@@ -69,23 +72,44 @@ def overlapping(sweep_dir: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-def basic(tmp_path_factory) -> pd.DataFrame:
-    """The basic launcher's summary of POINTS (one process), the reference for every engine."""
+def slow_voyage():
+    """A fake Voyage API that takes EMBED_DELAY_S per batch, so each job runs for seconds, not a fraction of one."""
+    with FakeVoyageServer(api_key="test-key", delay_s=EMBED_DELAY_S) as server:
+        yield [f"embedder.base_url={server.url}", "embedder.batch_size=32", "embedder.concurrency=1"]
+
+
+@pytest.fixture(scope="module")
+def basic_sweep(tmp_path_factory, slow_voyage) -> Path:
+    """The sweep folder of POINTS run by the basic launcher (one process), the reference for every engine."""
     folder = tmp_path_factory.mktemp("basic")
-    sweep(folder, folder / "cache", {}, "embedder=fake", *POINTS, "hydra.sweep.dir=sweep")
-    return summary(folder / "sweep")
+    sweep(folder, folder / "cache", VOYAGE_ENV, "embedder=voyage", *slow_voyage, *POINTS, "hydra.sweep.dir=sweep")
+    return folder / "sweep"
+
+
+@pytest.fixture(scope="module")
+def basic(basic_sweep) -> pd.DataFrame:
+    return summary(basic_sweep)
+
+
+def billed(sweep_dir: Path) -> float:
+    """Tokens billed over the whole sweep: each text once, whichever job embedded it."""
+    return pd.read_csv(sweep_dir / "summary.csv")["tokens"].sum()
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
-def test_sweep_equals_the_basic_launchers_and_embeds_each_text_once(engine, basic, tmp_path, request):
-    env = engine_env(engine, request)
-    done = sweep(tmp_path, tmp_path / "cache", env, "embedder=fake", *POINTS, *ENGINES[engine], "hydra.sweep.dir=sweep")
+def test_sweep_equals_the_basic_launchers_and_embeds_each_text_once(
+    engine, basic, basic_sweep, slow_voyage, tmp_path, request
+):
+    env = {**engine_env(engine, request), **VOYAGE_ENV}
+    engine_args = [*slow_voyage, *POINTS, *ENGINES[engine], "hydra.sweep.dir=sweep"]
+    done = sweep(tmp_path, tmp_path / "cache", env, "embedder=voyage", *engine_args)
     out = tmp_path / "sweep"  # relative to the driver's folder, wherever the engine starts its jobs
     pd.testing.assert_frame_equal(summary(out), basic)  # every metric column, intervals and significance marks
     assert len(basic) == 4
     embedded = sum(p["stats"]["embedded"] for p in points(out))
     keys = stored_keys(DiskCache(tmp_path / "cache"))
     assert embedded == len(keys) == len(set(keys)) > 0  # no text embedded twice across the concurrent jobs
+    assert billed(out) == billed(basic_sweep) > 0
     assert overlapping(out) >= 2  # two jobs at a time
     assert done.stderr.count("sweep report:") + done.stdout.count("sweep report:") == 1
     report = (out / "summary.csv").stat().st_mtime
@@ -108,7 +132,7 @@ def test_a_job_killed_mid_embedding_fails_the_sweep_and_a_rerun_finishes_it(engi
             *ENGINES[engine],
             "hydra.sweep.dir=sweep",
         ]
-        env = {**env, "VOYAGE_API_KEY": "test-key"}
+        env = {**env, **VOYAGE_ENV}
         driver = subprocess.Popen(
             [sys.executable, "-m", "rag_bench", "-m", "dataset=annual-report", *args],
             cwd=tmp_path,
