@@ -4,6 +4,7 @@ Every server here stops when its ``with`` block ends (success or failure); every
 settings below (timeouts of a fraction of a second, at most two retries).
 """
 
+import json
 import os
 import signal
 import socket
@@ -15,6 +16,8 @@ import pytest
 
 from rag_bench.errors import ConfigError, DataError, ServiceError
 from rag_bench.fakes.retrieval_server import FakeRetrievalServer
+
+from .conftest import DOCUMENTS, QUESTIONS
 
 ANSWERS = {
     "q1": [
@@ -246,3 +249,34 @@ def test_a_killed_run_resumes_from_the_answers_it_had(tmp_path, run_with):
     assert {n: s.mean for n, s in resumed.evaluation.summary.items()} == {
         n: s.mean for n, s in uninterrupted.evaluation.summary.items()
     }
+
+
+def filtered_dataset(folder):
+    """Three documents with an ``acl``; q1 may see only "all" documents, q2 has no filter."""
+    acl = {"a.md": ["all"], "b.md": ["hr"], "c.md": ["all", "hr"]}
+    rows = [{"id": d, "text": text, "metadata": {"acl": acl[d]}} for d, text in DOCUMENTS.items()]
+    questions = [{**QUESTIONS[0], "filter": {"acl": "all"}}, QUESTIONS[1]]
+    (folder / "documents.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return acl
+
+
+def test_filter_mode_pre_sends_each_questions_filter_and_leak_measures_what_came_back(tmp_path, run_with):
+    acl = filtered_dataset(tmp_path)
+    hr_first = [{"doc_id": "b.md", "start": 0, "end": 36}, {"doc_id": "a.md", "start": 19, "end": 58}]
+
+    def obeys(body):  # a service applying {"acl": "all"} itself
+        allowed = body.get("filter", {}).get("acl")
+        return [r for r in hr_first if allowed is None or allowed in acl[r["doc_id"]]]
+
+    base = (f"dataset.path={tmp_path}", "retrieval=http", "ks=[1,2]", *FAST, "retrieval.concurrency=1")
+    with FakeRetrievalServer(obeys) as server:
+        pre = run_with(*base, f"retrieval.url={server.url}", "retrieval.filter_mode=pre")
+        none = run_with(*base, f"retrieval.url={server.url}")  # the default: filters stay here
+        sent = {(r.body["id"], r.body.get("filter") is not None): r.body for r in server.received()}
+    assert sent[("q1", True)]["filter"] == {"acl": "all"} and ("q2", True) not in sent
+    assert len(sent) == 3  # q1 with and without its filter (cached apart), q2 once: its answer is the same
+    leak = {name: r.evaluation.per_question.set_index("question_id").at["q1", "leak@2"] for name, r in
+            (("pre", pre), ("none", none))}  # fmt: skip
+    assert leak == {"pre": 0.0, "none": 0.5}  # unfiltered, b.md (hr only) came first
+    assert pre.evaluation.per_question.set_index("question_id").at["q1", "hit@1"] == 1.0

@@ -2,9 +2,11 @@
 
 Per question it POSTs ``{"id": "q1", "question": "...", "k": depth}`` (JSON) and expects
 ``{"results": [...]}``, results best first as in ``results.py`` (other top-level keys are ignored).
+With ``retrieval.filter_mode=pre`` a question's metadata filter goes along as ``"filter"`` (the
+question's filter object, keys sorted), for the service to apply; ``leak@k`` says what got through.
 Questions go out ``concurrency`` at a time; a 429, a 5xx, a timeout or a dropped connection is
 retried with backoff (``rag_bench.api.retry``: Retry-After wins), anything else fails at once.
-Each answer is checked, then cached by (url, question id, question text, depth) unless
+Each answer is checked, then cached by (url, question id, question text, depth, filter sent) unless
 ``retrieval.cache=false``, so a rerun, a sweep over ks or a run killed half way costs no request
 for the questions already answered. ``stats.retrieval.http`` holds the requests, retries, answers
 from the cache, and the latency of the requests sent (p50, p95 by linear interpolation, max).
@@ -77,6 +79,7 @@ class HttpRetriever:
     """Asks the service at ``url`` for each question's top ``depth``."""
 
     name = "http"
+    applies_filters = True  # with filter_mode=pre each question's filter is sent, and the service applies it
 
     def __init__(self, cfg: HttpSettings, resources: Resources) -> None:
         if cfg.url is None:
@@ -116,11 +119,19 @@ class HttpRetriever:
     def _answer(self, query: Query, depth: int, reader: ResultReader) -> _Answer:
         """One question's ranking: from the cache, else from the service (then cached)."""
         cache = self.resources.workspace.cache
-        key = digest(NAMESPACE, self.cfg.url, query.id, query.text, depth)
+        asked = (
+            (query.id, query.text, depth)
+            if query.filter is None
+            else (query.id, query.text, depth, query.filter.source)
+        )
+        key = digest(NAMESPACE, self.cfg.url, *asked)
         stored = cache.get(NAMESPACE, key) if self.cfg.cache else None
         if stored is not None:
             return _Answer(self._ranking(query, json.loads(stored), reader), None)
-        body = json.dumps({"id": query.id, "question": query.text, "k": depth}).encode("utf-8")
+        request = {"id": query.id, "question": query.text, "k": depth}
+        if query.filter is not None:  # only filter_mode=pre leaves a filter on the query
+            request["filter"] = json.loads(query.filter.source)
+        body = json.dumps(request).encode("utf-8")
         policy, label = RetryPolicy.from_config(self.cfg), f"question {query.id}"
         try:
             raw, latency = call_with_retries(lambda: self._post(body), policy, classify, self.usage, label)
