@@ -10,6 +10,7 @@ recomputed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -41,6 +42,27 @@ def digest(*parts: object) -> str:
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
     return h.hexdigest()
+
+
+def source_digest(package: Path) -> str:
+    """sha256 over every ``.py`` file below ``package``: relative path and content (compiled files left out)."""
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@functools.cache
+def code_version() -> str:
+    """``source_digest`` of rag-bench itself, computed once per process (about 10 ms).
+
+    What ``get_or_compute`` pickles (chunks, candidate lists) is what this code computed, in this
+    code's classes, so its keys include this digest: an edited or upgraded rag-bench recomputes them
+    rather than read back a stale result, or an object that lacks a field added since. Vectors,
+    rerank scores and API answers depend only on their inputs and model, and are kept.
+    """
+    return source_digest(Path(__file__).parent)
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
@@ -89,12 +111,16 @@ class DiskCache:
                 yield key, payload
 
     def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> tuple[T, bool]:
-        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss."""
+        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss.
+
+        Stored under ``digest(key, code_version())``: only the code that pickled a value reads it back.
+        """
+        key = digest(key, code_version())
         payload = self.get(namespace, key)
         if payload is not None:
             try:
                 return pickle.loads(payload), True
-            except Exception:  # an entry from an incompatible version: recompute it
+            except Exception:  # unreadable all the same (a damaged environment): recompute it
                 log.warning("cache entry %s/%s could not be read; recomputing", namespace, key[:12])
         value = compute()
         self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))

@@ -2,11 +2,13 @@ import hashlib
 import subprocess
 import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache, digest
+import rag_bench.cache
+from rag_bench.cache import DiskCache, digest, source_digest
 from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
 from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.testing import FakeEmbedder
@@ -21,6 +23,32 @@ def test_roundtrip_and_get_or_compute(tmp_path):
     value, cached = cache.get_or_compute("obj", digest("k", 1), lambda: calls.append(1) or {"x": [1, 2]})
     again, cached_again = cache.get_or_compute("obj", digest("k", 1), lambda: calls.append(1) or {})
     assert (value, cached, again, cached_again, len(calls)) == ({"x": [1, 2]}, False, {"x": [1, 2]}, True, 1)
+
+
+def test_pickled_values_are_read_back_only_by_the_code_that_computed_them(tmp_path, monkeypatch):
+    """A candidate list cached by an older rag-bench (other results, or a class without a newer field) is recomputed."""
+    cache, calls = DiskCache(tmp_path), []
+    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "older")
+    cache.get_or_compute("candidates", "k", lambda: calls.append(1) or "old result")
+    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "newer")
+    value, cached = cache.get_or_compute("candidates", "k", lambda: calls.append(1) or "new result")
+    assert (value, cached, len(calls)) == ("new result", False, 2)
+    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "older")
+    assert cache.get_or_compute("candidates", "k", lambda: calls.append(1))[0] == "old result"  # each its own
+
+
+def test_the_code_version_follows_every_python_file_and_nothing_else(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    (package / "sub" / "b.py").write_text("y = 2\n")
+    before = source_digest(package)
+    (package / "sub" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"compiled")
+    (package / "notes.txt").write_text("not code")
+    assert source_digest(package) == before
+    (package / "sub" / "b.py").write_text("y = 3\n")
+    assert source_digest(package) != before
+    assert rag_bench.cache.code_version() == source_digest(Path(rag_bench.cache.__file__).parent)
 
 
 def test_digest_separates_parts():
