@@ -5,7 +5,7 @@ Apache-2.0 packaging of PostgreSQL-licensed software); rag-bench uses its progra
 (initdb, postgres) and runs the server itself (``pg_supervisor.py``).
 
 PostgreSQL refuses to run as root; under root, the server runs as ``nobody``, owns its data
-directory, and needs every folder above it to be searchable by others (``o+x``).
+directory, and needs every folder above it, and above the programs, to be searchable by others (``o+x``).
 """
 
 from __future__ import annotations
@@ -87,16 +87,32 @@ def run_as() -> dict:
 
 
 def check_reachable(root: Path) -> None:
-    """Under root, a ConfigError unless every folder above ``root`` is searchable by the service user."""
+    """Under root, a ConfigError unless the service user can reach ``root`` and run the PostgreSQL programs."""
     if os.geteuid() != 0:
         return
-    for folder in [root, *root.parents]:
+    blocked = _unsearchable(root)
+    if blocked is not None:
+        raise ConfigError(
+            f"the embedded PostgreSQL cannot run as root, and its user '{SERVICE_USER}' cannot reach "
+            f"{root}: folder {blocked} is not searchable by others; set RAG_BENCH_CACHE (or cache_dir) to a "
+            "folder outside it (e.g. /var/tmp/rag-bench), run `chmod o+x` on it, or use retrieval.index.dsn"
+        )
+    programs = Path(binary("initdb")).parent
+    blocked = _unsearchable(programs)
+    if blocked is not None:
+        raise ConfigError(
+            f"the embedded PostgreSQL cannot run as root, and its user '{SERVICE_USER}' cannot run the programs "
+            f"in {programs}: folder {blocked} is not searchable by others; run `chmod o+x {blocked}`, install "
+            "rag-bench's environment in a folder others can enter, or use retrieval.index.dsn"
+        )
+
+
+def _unsearchable(path: Path) -> Path | None:
+    """The first of ``path`` and the folders above it that others may not enter (no ``o+x``), or None."""
+    for folder in [path, *path.parents]:
         if folder.exists() and not folder.stat().st_mode & stat.S_IXOTH:
-            raise ConfigError(
-                f"the embedded PostgreSQL cannot run as root, and its user '{SERVICE_USER}' cannot reach "
-                f"{root}: folder {folder} is not searchable by others; set RAG_BENCH_CACHE (or cache_dir) to a "
-                "folder outside it (e.g. /var/tmp/rag-bench), run `chmod o+x` on it, or use retrieval.index.dsn"
-            )
+            return folder
+    return None
 
 
 def socket_folder(root: Path) -> Path:
