@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 from omegaconf import OmegaConf
 
+from rag_bench.cache import code_version
 from rag_bench.files import write_text
 from rag_bench.pipeline import RunResult
 from rag_bench.report.run_report import explain, write_explained
@@ -33,6 +34,7 @@ def write_run(
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
+    payload["code"] = code_version()  # the rag-bench source that computed these numbers
     write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
     write_trec(result, out_dir / "run.trec")
     if result.evaluation.documents is not None:
@@ -53,7 +55,8 @@ def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> di
     """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
 
     The same config.yaml text is not enough: the dataset (or a file a setting names) may have
-    changed since, so the recorded fingerprint must match too.
+    changed since, so the recorded fingerprint must match too, and so must the code: a point that
+    an older (or edited) rag-bench computed is run again, never mixed into this one's sweep.
     """
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
     if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_text:
@@ -62,7 +65,7 @@ def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> di
         payload = json.loads(metrics.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
-    return payload if payload.get("fingerprint") == fingerprint else None
+    return payload if payload.get("fingerprint") == fingerprint and payload.get("code") == code_version() else None
 
 
 def metrics_payload(result: RunResult) -> dict:

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 
+from rag_bench.cache import code_version
 from rag_bench.data.bundled import project_folder
 from rag_bench.run_folder.fingerprint import fingerprint, folder_hash
 
@@ -47,12 +48,18 @@ def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     assert set(prints) == {"dataset", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
 
 
-def test_a_resumed_sweep_reruns_points_whose_dataset_changed(tmp_path):
+def test_a_resumed_sweep_reruns_points_whose_code_or_dataset_changed(tmp_path):
     data, cache, sweep = copy_dataset(tmp_path), tmp_path / "cache", tmp_path / "sweep"
     args = ["-m", "embedder=fake", f"dataset.path={data}", "retrieval=bm25,dense", f"hydra.sweep.dir={sweep}"]
     assert rag_bench(*args, cache=cache).returncode == 0
     again = rag_bench(*args, cache=cache)
     assert again.returncode == 0 and again.stdout.count("skipped:") == 2  # nothing changed: resumed
+    point = sweep / "0" / "metrics.json"
+    older = json.loads(point.read_text()) | {"code": "a digest of another rag-bench's source"}
+    point.write_text(json.dumps(older))  # as an older (or edited) rag-bench left it
+    upgraded = rag_bench(*args, cache=cache)
+    assert upgraded.returncode == 0 and upgraded.stdout.count("skipped:") == 1, upgraded.stdout
+    assert json.loads(point.read_text())["code"] == code_version()  # point 0 was computed again
     edit_first_question(data)
     changed = rag_bench(*args, cache=cache)
     assert changed.returncode == 0 and "skipped:" not in changed.stdout, changed.stdout
