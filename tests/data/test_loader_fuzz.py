@@ -118,7 +118,8 @@ def render(rows: dict[str, list[dict]], defects: list, noise: dict) -> dict[str,
             raw["questions"][2] = raw["questions"][2].replace(b'"a.md": 1', f'"a.md": {args}'.encode())
         elif kind == "truncate":
             name, cut = args
-            raw[name][-1] = raw[name][-1][: min(cut, len(raw[name][-1]) - 1)]
+            # at least the opening brace stays: a second cut of the same line must not leave a blank (valid) line
+            raw[name][-1] = raw[name][-1][: max(1, min(cut, len(raw[name][-1]) - 1))]
     end = b"\r\n" if noise["crlf"] else b"\n"
     files = {}
     for name, lines in raw.items():
