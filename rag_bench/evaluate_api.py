@@ -159,7 +159,8 @@ def wrap(retriever: object, source: str, dataset, depth: int):
         return LangChainRetriever(retriever, source, dataset)
     method = getattr(retriever, "retrieve", None)
     if callable(method):
-        return FunctionRetriever(method, source, dataset, name=str(getattr(retriever, "name", "python")))
+        name, applies = str(getattr(retriever, "name", "python")), bool(getattr(retriever, "applies_filters", False))
+        return FunctionRetriever(method, source, dataset, name=name, applies_filters=applies)
     return from_function(retriever, source, dataset)
 
 

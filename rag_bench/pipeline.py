@@ -26,7 +26,7 @@ from rag_bench.rerank.base import Prefetching, rerank
 from rag_bench.rerank.registry import build_reranker
 from rag_bench.rerank.settings import CutRerankerConfig
 from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
-from rag_bench.retrieve.registry import build_retriever
+from rag_bench.retrieve.registry import build_retriever, meeting_filters
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
@@ -111,7 +111,10 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
-    base = build_retriever(cfg.retrieval, resources) if retriever is None else retriever
+    if retriever is None:
+        base = build_retriever(cfg.retrieval, resources)
+    else:  # the caller's own, under the same filter mode as the CLI's routes
+        base = meeting_filters(retriever, cfg.retrieval, resources)
     retriever = with_variants(base, cfg.retrieval, dataset, folder)
     found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)

@@ -2,8 +2,9 @@
 
 It answers ``POST`` ``{"id", "question", "k"}`` with ``{"results": answers[id][:k]}``, where
 ``answers`` maps question ids to result lists (as in a JSONL run file), or is a function of the
-request body (which sees a question's ``"filter"`` when rag-bench sends one; a mapping ignores it). Every request is recorded. Faults are queued with ``inject``, each used by one
-request: "429" (with Retry-After), "500", "reset" (the connection is dropped with a TCP RST),
+request body (which sees a question's ``"filter"`` when rag-bench sends one; a mapping ignores
+it). Every request is recorded. Faults are queued with ``inject``, each used by one request:
+"429" (with Retry-After), "500", "reset" (the connection is dropped with a TCP RST),
 "slow" (the answer waits ``delay_s``), "malformed" (200 with a body that is not JSON) or
 "shape" (200 with JSON that has no results list). ``delay_s`` on the server slows every request.
 

@@ -111,3 +111,9 @@ def build_retriever(cfg: RetrievalConfig, resources: Resources) -> Retriever:
         return found
     applies = getattr(retriever, "applies_filters", False)
     return with_filter_mode(found, cfg.filter_mode, resources.corpus, applies)
+
+
+def meeting_filters(retriever: Retriever, cfg: RetrievalConfig, resources: Resources) -> Retriever:
+    """A retriever built by the caller (``rag_bench.evaluate``), meeting questions' filters as ``cfg`` says."""
+    applies = getattr(retriever, "applies_filters", False)
+    return with_filter_mode(retriever, cfg.filter_mode, resources.corpus, applies)

@@ -38,6 +38,15 @@ def write_dataset(folder: Path, documents: dict[str, str], questions: list[dict]
     return folder
 
 
+def write_filtered_dataset(folder: Path) -> dict[str, list[str]]:
+    """DOCUMENTS with an ``acl`` each, q1 (may see only "all" documents) and q2 (no filter); returns the acls."""
+    acl = {"a.md": ["all"], "b.md": ["hr"], "c.md": ["all", "hr"]}
+    rows = [{"id": d, "text": text, "metadata": {"acl": acl[d]}} for d, text in DOCUMENTS.items()]
+    write_jsonl(folder / "documents.jsonl", rows)
+    write_jsonl(folder / "questions.jsonl", [{**QUESTIONS[0], "filter": {"acl": "all"}}, QUESTIONS[1]])
+    return acl
+
+
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return path

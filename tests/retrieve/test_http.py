@@ -4,7 +4,6 @@ Every server here stops when its ``with`` block ends (success or failure); every
 settings below (timeouts of a fraction of a second, at most two retries).
 """
 
-import json
 import os
 import signal
 import socket
@@ -17,7 +16,7 @@ import pytest
 from rag_bench.errors import ConfigError, DataError, ServiceError
 from rag_bench.fakes.retrieval_server import FakeRetrievalServer
 
-from .conftest import DOCUMENTS, QUESTIONS
+from .conftest import write_filtered_dataset
 
 ANSWERS = {
     "q1": [
@@ -251,18 +250,8 @@ def test_a_killed_run_resumes_from_the_answers_it_had(tmp_path, run_with):
     }
 
 
-def filtered_dataset(folder):
-    """Three documents with an ``acl``; q1 may see only "all" documents, q2 has no filter."""
-    acl = {"a.md": ["all"], "b.md": ["hr"], "c.md": ["all", "hr"]}
-    rows = [{"id": d, "text": text, "metadata": {"acl": acl[d]}} for d, text in DOCUMENTS.items()]
-    questions = [{**QUESTIONS[0], "filter": {"acl": "all"}}, QUESTIONS[1]]
-    (folder / "documents.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
-    return acl
-
-
 def test_filter_mode_pre_sends_each_questions_filter_and_leak_measures_what_came_back(tmp_path, run_with):
-    acl = filtered_dataset(tmp_path)
+    acl = write_filtered_dataset(tmp_path)
     hr_first = [{"doc_id": "b.md", "start": 0, "end": 36}, {"doc_id": "a.md", "start": 19, "end": 58}]
 
     def obeys(body):  # a service applying {"acl": "all"} itself

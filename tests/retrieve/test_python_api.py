@@ -14,7 +14,7 @@ from rag_bench.errors import ConfigError, DataError
 from rag_bench.retrieve.base import Candidates
 from rag_bench.types import Chunk
 
-from .conftest import rag_bench_cli
+from .conftest import rag_bench_cli, write_filtered_dataset
 
 ANSWERS = {  # q1 hits at rank 1, q2 at rank 2, q3 misses
     "q1": [{"doc_id": "a.md", "text": "The ingest certificate expired at noon."}],
@@ -240,3 +240,50 @@ def test_langchain_core_missing_is_one_clear_line(tiny, run_with, monkeypatch):
     monkeypatch.setitem(sys.modules, "langchain_core.documents", None)  # import fails as if not installed
     with pytest.raises(ConfigError, match=r"^retrieval=langchain needs langchain-core: pip install langchain-core$"):
         run_with(f"dataset.path={tiny}", "retrieval=langchain", "retrieval.target=x:y")
+
+
+HR_FIRST = [{"doc_id": "b.md", "start": 0, "end": 36}, {"doc_id": "a.md", "start": 19, "end": 58}]
+
+
+def leak_at_2(folder, retriever, mode=None):
+    overrides = [] if mode is None else [f"retrieval.filter_mode={mode}"]
+    return rag_bench.evaluate(folder, retriever, ks=[1, 2], overrides=overrides)["metrics"]["leak@2"]
+
+
+def test_a_function_with_a_filters_parameter_gets_each_questions_filter_under_pre(tmp_path):
+    acl, seen = write_filtered_dataset(tmp_path), []
+
+    def search(questions, depth, filters):
+        seen.append(filters)
+        allowed = [None if f is None else f["acl"] for f in filters]
+        return [[r for r in HR_FIRST if a is None or a in acl[r["doc_id"]]] for a in allowed]
+
+    assert leak_at_2(tmp_path, search, "pre") == 0.0
+    assert seen[-1] == [{"acl": "all"}, None]
+    assert leak_at_2(tmp_path, search) == 0.5  # the routes' default, none: the filter stays here
+    assert seen[-1] == [None, None]
+
+
+def test_post_and_none_hold_for_the_python_api_and_pre_needs_a_filters_parameter(tmp_path):
+    write_filtered_dataset(tmp_path)
+
+    def search(questions, depth):
+        return [HR_FIRST for _ in questions]
+
+    assert leak_at_2(tmp_path, search, "post") == 0.0  # b.md dropped after retrieval
+    assert leak_at_2(tmp_path, search, "none") == 0.5
+    with pytest.raises(ConfigError, match="cannot apply questions' filters"):
+        leak_at_2(tmp_path, search, "pre")
+
+
+def test_a_retrieve_object_that_applies_filters_reads_query_filter(tmp_path):
+    acl = write_filtered_dataset(tmp_path)
+
+    class Search:
+        applies_filters = True
+
+        def retrieve(self, queries, depth):
+            ok = [lambda d, f=q.filter: f is None or f.matches({"acl": acl[d]}) for q in queries]
+            return [[r for r in HR_FIRST if keep(r["doc_id"])] for keep in ok]
+
+    assert leak_at_2(tmp_path, Search(), "pre") == 0.0

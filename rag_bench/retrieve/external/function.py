@@ -5,11 +5,18 @@ order, a list of result objects as in ``results.py`` (offsets or text, best firs
 (``rag_bench.evaluate``) wraps any callable of that shape the same way, and objects with a
 ``retrieve(queries, depth)`` method (rag-bench's ``Retriever`` protocol: ``Query`` objects carry
 ``.id`` and ``.text``; they may return ``Candidates`` or per-question result lists).
+
+Filters: a function with a ``filters`` parameter applies questions' metadata filters itself, so
+``retrieval.filter_mode=pre`` is open to it. It is called with ``filters=[...]``, one per question:
+the question's filter object (keys sorted), or None. An object whose ``applies_filters`` is true
+reads each ``Query.filter`` (``rag_bench.filters.Filter``: ``.source``, ``.matches(metadata)``).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -82,8 +89,16 @@ def _well_formed(target: str) -> bool:
 class FunctionRetriever:
     """Calls ``call(queries, depth)`` once for all questions and reads its per-question results."""
 
-    def __init__(self, call: Callable[[Sequence[Query], int], object], source: str, dataset: Dataset, name="python"):
+    def __init__(
+        self,
+        call: Callable[[Sequence[Query], int], object],
+        source: str,
+        dataset: Dataset,
+        name: str = "python",
+        applies_filters: bool = False,
+    ) -> None:
         self.call, self.source, self.dataset, self.name = call, source, dataset, name
+        self.applies_filters = applies_filters  # it applies each Query.filter: filter_mode=pre may use it
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         found = self.call(list(queries), depth)
@@ -105,8 +120,24 @@ class FunctionRetriever:
 
 
 def from_function(function: Callable, source: str, dataset: Dataset) -> FunctionRetriever:
-    """A retriever over ``function(questions: list[str], depth) -> per-question result lists``."""
-    return FunctionRetriever(lambda queries, depth: function([q.text for q in queries], depth), source, dataset)
+    """A retriever over ``function(questions: list[str], depth[, filters]) -> per-question result lists``."""
+    if not takes_filters(function):
+        return FunctionRetriever(lambda queries, depth: function([q.text for q in queries], depth), source, dataset)
+
+    def call(queries: Sequence[Query], depth: int) -> object:
+        filters = [None if q.filter is None else json.loads(q.filter.source) for q in queries]
+        return function([q.text for q in queries], depth, filters=filters)
+
+    return FunctionRetriever(call, source, dataset, applies_filters=True)
+
+
+def takes_filters(function: Callable) -> bool:
+    """Whether ``function`` has a parameter called ``filters`` (one filter object or None per question)."""
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    return "filters" in parameters and parameters["filters"].kind is not inspect.Parameter.POSITIONAL_ONLY
 
 
 def build(cfg: TargetSettings, resources: Resources) -> FunctionRetriever:
