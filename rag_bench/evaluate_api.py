@@ -38,7 +38,7 @@ def evaluate(
     """Score ``retriever`` on ``dataset``; return the object the CLI writes as ``metrics.json``.
 
     ``dataset``: a bundled name, a dataset folder, or a loaded ``Dataset``. ``retriever``: a callable
-    ``(questions: list[str], depth) -> per-question result lists`` (as ``retrieval=python``), an
+    ``(questions: list[str], depth[, filters]) -> per-question result lists`` (as ``retrieval=python``), an
     object with ``retrieve(queries, depth)`` (rag-bench's ``Retriever`` protocol; it may return
     per-question result lists instead of ``Candidates``), or a LangChain retriever.
     ``depth``: results kept per question (default: the largest k). ``out``: write the run folder there.
