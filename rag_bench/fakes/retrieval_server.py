@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from rag_bench.fakes.in_flight import CountsInFlight
+
 KINDS = ("429", "500", "reset", "slow", "malformed", "shape")
 Answers = Mapping[str, list] | Callable[[dict], list]
 
@@ -129,19 +131,18 @@ class _Server(ThreadingHTTPServer):
         pass  # a client that timed out and left, or a connection we reset on purpose
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(CountsInFlight, BaseHTTPRequestHandler):
     server: _Server
 
     def log_message(self, format, *args) -> None:
         pass
 
     def do_POST(self) -> None:
-        fake = self.server.fake
-        fake._enter(+1)
+        self.arrived()
         try:
-            self._serve(fake)
+            self._serve(self.server.fake)
         finally:
-            fake._enter(-1)
+            self.answering()  # a request that ended without an answer
 
     def _serve(self, fake: FakeRetrievalServer) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -169,6 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":
+            self.answering()
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
             self.close_connection = True
@@ -182,6 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(int(fault.kind), json.dumps({"detail": detail}).encode(), headers)
 
     def _send(self, status: int, data: bytes, headers: dict | None = None, content_type="application/json") -> None:
+        self.answering()
         try:
             self.send_response(status)
             self.send_header("Content-Type", content_type)

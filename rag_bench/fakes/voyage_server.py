@@ -29,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 
+from rag_bench.fakes.in_flight import CountsInFlight
 from rag_bench.fakes.stages import FakeEmbedder, FakeReranker
 
 KINDS = ("429", "500", "503", "reset", "slow")
@@ -137,19 +138,18 @@ class _Server(ThreadingHTTPServer):
         pass  # a client that timed out and left, or a connection we reset on purpose
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(CountsInFlight, BaseHTTPRequestHandler):
     server: _Server
 
     def log_message(self, format, *args) -> None:
         pass
 
     def do_POST(self) -> None:
-        fake = self.server.fake
-        fake._enter(+1)
+        self.arrived()
         try:
-            self._serve(fake)
+            self._serve(self.server.fake)
         finally:
-            fake._enter(-1)
+            self.answering()  # a request that ended without an answer
 
     def _serve(self, fake: FakeVoyageServer) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
@@ -184,6 +184,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":
+            self.answering()
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             self.connection.close()
             self.close_connection = True
@@ -194,6 +195,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
         data = json.dumps(payload).encode("utf-8")
+        self.answering()
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
