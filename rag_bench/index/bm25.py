@@ -59,6 +59,7 @@ class BM25Index:
         self.k1, self.b, self.epsilon = k1, b, epsilon
         self.avgdl = avgdl
         self.average_idf = average_idf
+        self._positive: np.ndarray | None = None  # _positive_terms, once searched
 
     @classmethod
     def build(
@@ -191,7 +192,7 @@ class BM25Index:
         per_query = [self._term_ids(query) for query in queries]
         df = np.diff(self.indptr)  # (n_terms,) postings per term
         postings = int(df[np.fromiter(chain.from_iterable(per_query), np.int64)].sum()) if n_queries else 0
-        compiled = kernels.choose(n_queries, postings)
+        compiled = kernels.choose(n_queries, postings, self.n_docs)
         if compiled is None:
             self._search_numpy(per_query, indices, values)
         else:
@@ -208,30 +209,50 @@ class BM25Index:
         compiled.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
 
     def _search_numpy(self, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
-        """``search`` without numba: fill the padded ``indices``/``values`` rows query by query."""
+        """``search`` without numba: fill the padded ``indices``/``values`` rows query by query.
+
+        One ``np.bincount`` adds a query's postings, concatenated term by term in query order,
+        into a zeroed array: each document's weights in the same order as ``scores``, so the
+        same float64 sums. When every weight of the query is positive, a document holds a
+        query term iff its sum is > 0, and the ``depth``-th largest maximum over blocks of
+        ``_BLOCK`` documents is a score that ``depth`` documents reach: only documents at or
+        above it are candidates (every tie with the depth-th best included).
+        """
         depth = indices.shape[1]
-        acc = np.zeros(self.n_docs, dtype=np.float64)  # (n_docs,) scratch, all zero between queries
-        hit = np.zeros(self.n_docs, dtype=bool)  # (n_docs,) scratch, all False between queries
+        if depth == 0:
+            return
+        n_blocks = -(-self.n_docs // _BLOCK)
+        positive = self._positive_terms()
         indptr = self.indptr.tolist()
         for row, term_ids in enumerate(per_query):
-            spans = [(indptr[t], indptr[t + 1]) for t in term_ids]
-            if not spans:
+            if not term_ids:
                 continue
-            parts = [self.doc_ids[start:stop] for start, stop in spans]
-            for docs, (start, stop) in zip(parts, spans, strict=True):
-                acc[docs] += self.weights[start:stop]
-            if sum(len(docs) for docs in parts) * 16 < self.n_docs:
-                cand = np.unique(np.concatenate(parts))  # (n_cand,) few postings: sort them
+            spans = [(indptr[t], indptr[t + 1]) for t in term_ids]
+            docs = np.concatenate([self.doc_ids[start:stop] for start, stop in spans])  # (n_postings,)
+            weights = np.concatenate([self.weights[start:stop] for start, stop in spans])  # (n_postings,)
+            acc = np.bincount(docs, weights, n_blocks * _BLOCK)  # (n_blocks * _BLOCK,) float64 sums
+            if positive[term_ids].all():
+                maxima = acc.reshape(n_blocks, _BLOCK).max(axis=1)  # (n_blocks,)
+                floor = np.partition(maxima, n_blocks - depth)[n_blocks - depth] if n_blocks >= depth else 0.0
+                cand = np.flatnonzero(acc >= floor) if floor > 0 else np.flatnonzero(acc > 0)  # (n_cand,) ascending
             else:
-                for docs in parts:
-                    hit[docs] = True
-                cand = np.flatnonzero(hit)  # (n_cand,) many postings: one bitmap scan
-                hit[cand] = False
+                cand = np.flatnonzero(np.bincount(docs, minlength=self.n_docs))  # (n_cand,) every doc reached
             top, top_scores = top_k_row(acc[cand], depth)  # cand ascending, so ties keep doc order
             indices[row, : len(top)] = cand[top]
             values[row, : len(top)] = top_scores
-            acc[cand] = 0.0
 
+    def _positive_terms(self) -> np.ndarray:
+        """(n_terms,) bool: whether every posting weight of each term is > 0 (computed once)."""
+        if self._positive is None:
+            nonempty = np.diff(self.indptr) > 0  # (n_terms,) every vocabulary term has postings, but be safe
+            lowest = np.zeros(len(nonempty))
+            if nonempty.any():
+                lowest[nonempty] = np.minimum.reduceat(self.weights, self.indptr[:-1][nonempty])
+            self._positive = lowest > 0
+        return self._positive
+
+
+_BLOCK = 64  # documents per block in the numpy search's candidate floor
 
 VARIANTS = ("okapi", "lucene")
 _FREE = 24  # lengths below this are stored exactly by Lucene's SmallFloat.intToByte4

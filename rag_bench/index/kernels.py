@@ -23,9 +23,11 @@ import importlib.util
 import sys
 from types import ModuleType
 
-# The numpy loop's cost model (benchmarks/perf/bench_bm25.py prints its error on 50k chunks):
+# The numpy loop's cost model (benchmarks/perf/bench_bm25.py prints its error on 50k chunks), fitted on
+# 1,000 queries over 5k-200k documents and 37M-250M postings (within 25%):
 SECONDS_PER_QUERY = 20e-6
-SECONDS_PER_POSTING = 8e-9  # 34.8M postings, 1,000 queries: 0.29 s
+SECONDS_PER_DOC = 1.5e-9  # each query scans every document's sum once
+SECONDS_PER_POSTING = 5e-9  # 34.8M postings, 1,000 queries over 50k documents: 0.27 s
 NUMBA_FROM_SECONDS = 1.0  # below: numpy, numba is not even imported
 COMPILE_FROM_SECONDS = 30.0  # above: compile the kernel if it is not compiled yet (~10 s, once)
 
@@ -33,18 +35,18 @@ PATH = "auto"  # "auto", "numpy" or "numba"
 _loaded: list[ModuleType | None] = []  # the kernel module (or None when numba is unusable), once imported
 
 
-def numpy_seconds(n_queries: int, postings: int) -> float:
-    """The numpy loop's estimated time for ``n_queries`` queries touching ``postings`` postings."""
-    return n_queries * SECONDS_PER_QUERY + postings * SECONDS_PER_POSTING
+def numpy_seconds(n_queries: int, postings: int, n_docs: int) -> float:
+    """The numpy loop's estimated seconds: ``n_queries`` queries touching ``postings`` postings of ``n_docs`` docs."""
+    return n_queries * (SECONDS_PER_QUERY + n_docs * SECONDS_PER_DOC) + postings * SECONDS_PER_POSTING
 
 
-def choose(n_queries: int, postings: int) -> ModuleType | None:
+def choose(n_queries: int, postings: int, n_docs: int) -> ModuleType | None:
     """The numba kernel module when it should run this search, else None (the numpy loop)."""
     if PATH == "numpy":
         return None
     if PATH == "numba":
         return load()
-    estimate = numpy_seconds(n_queries, postings)
+    estimate = numpy_seconds(n_queries, postings, n_docs)
     if estimate < NUMBA_FROM_SECONDS:
         return None
     compiled = load()

@@ -17,8 +17,8 @@ def run_python(code: str, numba_cache: str) -> subprocess.CompletedProcess:
 
 
 def test_numpy_estimate_by_hand():
-    # 1,000 queries x 20 us + 34.8M postings x 8 ns = 0.02 + 0.2784 s
-    assert kernels.numpy_seconds(1_000, 34_800_000) == pytest.approx(0.2984)
+    # 1,000 queries x (20 us + 50,000 docs x 1.5 ns) + 34.8M postings x 5 ns = 0.02 + 0.075 + 0.174 s
+    assert kernels.numpy_seconds(1_000, 34_800_000, 50_000) == pytest.approx(0.269)
 
 
 def test_forced_paths_and_small_searches_never_import_numba(tmp_path):
@@ -29,7 +29,7 @@ def test_forced_paths_and_small_searches_never_import_numba(tmp_path):
         "index = BM25Index.build([['a', 'b'], ['b'], ['c']])\n"
         "found = index.search([['b'], ['c', 'a']], 2)\n"
         "kernels.PATH = 'numpy'\n"
-        "big = kernels.choose(10**6, 10**12)\n"
+        "big = kernels.choose(10**6, 10**12, 10**6)\n"
         "print(json.dumps(['numba' in sys.modules, found[0].tolist(), big is None]))\n"
     )
     imported, indices, forced_none = json.loads(run_python(code, str(tmp_path)).stdout)
@@ -45,14 +45,14 @@ def test_kernel_compiles_once_in_view_and_only_when_it_pays(tmp_path):
         "from rag_bench.index import kernels\n"
         "module = kernels.load()\n"
         "before = module.ready()\n"
-        "middle = kernels.choose(1, 500_000_000)  # numpy loop ~4 s: not worth a ~10 s compile\n"
-        "large = kernels.choose(1, 10_000_000_000)  # ~80 s: compile\n"
+        "middle = kernels.choose(1, 500_000_000, 1_000)  # numpy loop ~2.5 s: not worth a ~10 s compile\n"
+        "large = kernels.choose(1, 10_000_000_000, 1_000)  # ~50 s: compile\n"
         "print(json.dumps([before, middle is None, large is module, module.ready()]))\n"
     )
     first = run_python(code, cache)
     assert json.loads(first.stdout) == [False, True, True, True]
     assert "compiling the BM25 query kernel" in first.stderr and first.stderr.count("\n") == 1
     assert os.listdir(cache)  # numba's cache is on disk
-    # A later process finds it there: the kernel runs for a 4 s search, with no compiling and no message.
+    # A later process finds it there: the kernel runs for a 2.5 s search, with no compiling and no message.
     second = run_python(code.replace("before = module.ready()", "before = not module.ready()"), cache)
     assert json.loads(second.stdout) == [False, False, True, True] and second.stderr == ""
