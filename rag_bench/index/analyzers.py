@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import string
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from rag_bench.errors import ConfigError
 # a joiner only counts *between* two alphanumerics, so edge punctuation ("bug.", "(kg-450),")
 # never enters a token, while "inc-2023-q4-011", "err_4021", "v1.2.3" and "don't" stay whole.
 _IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./'][^\W_]+)*")
+
+_EDGE = string.punctuation  # ASCII punctuation, joiners included: at a word's edge it joins nothing
 
 # Approximates Lucene's StandardTokenizer (Unicode UAX #29 word breaks): "_" is part of a word,
 # "." and "'" join between word characters ("u.s", "don't", "4.2.1"), "," and ";" join between
@@ -50,12 +53,15 @@ def _stemmer() -> Stemmer.Stemmer:
 
 def normalize(text: str) -> str:
     """Curly apostrophes folded to "'", then lower case: what both analyzers do before splitting."""
-    return text.translate(_APOSTROPHES).lower()
+    return (text if text.isascii() else text.translate(_APOSTROPHES)).lower()  # isascii is O(1)
 
 
 def identifier_split(text: str) -> list[str]:
     """``identifier_tokens`` of an already normalized text."""
-    return [text] if text.isalnum() else _IDENTIFIER.findall(text)  # one run of letters/digits: itself
+    if text.isalnum():  # one run of letters/digits: itself
+        return [text]
+    core = text.strip(_EDGE)  # punctuation at either end is never part of a term ("bug." -> "bug")
+    return [core] if core.isalnum() else _IDENTIFIER.findall(text)
 
 
 def english_split(text: str) -> list[str]:

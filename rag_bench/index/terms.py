@@ -13,8 +13,10 @@ vocab ["err_4021", "at", "v1.2"] (ids in order of first appearance, as ``BM25Ind
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain, count
 
@@ -26,6 +28,9 @@ MARKER = "\x00"  # the word between two texts; a text holding it is analyzed tex
 _ASCII_SPACE = np.zeros(256, dtype=bool)
 _ASCII_SPACE[[0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x20]] = True
 _OTHER_SPACE = dict.fromkeys([0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000], " ")
+PART_BYTES = 8 << 20  # numbered in threads from two pieces of this many bytes up
+_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+THREADS = min(4, _CPUS)  # pieces of a long text numbered at once
 # Low ``n`` bytes of a little-endian uint64 (n = 0..8).
 _LOW_BYTES = np.array([0, *((1 << (8 * n)) - 1 for n in range(1, 8)), 2**64 - 1], dtype=np.uint64)
 
@@ -68,38 +73,94 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
     return Terms(dict(zip(vocab.tolist(), range(len(vocab)), strict=True)), term_of, doc_len.astype(np.int64))
 
 
-def word_codes(text: str) -> tuple[np.ndarray, list[str]]:
+def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[str]]:
     """The words of ``text.split()`` numbered by first appearance: (n_words,) int64 codes, and the distinct words.
 
-    Works on the UTF-8 bytes: a word is a run of non-space bytes, and words of up to 8 bytes
-    are their own uint64 key (bytes little-endian; only the marker holds a NUL byte, so no two words share a key).
-    Longer words take one more 8-byte step each, numbering (code so far, next 8 bytes) pairs;
-    a word that ends at a step keeps its code, and longer ones move to fresh codes. Example:
-    "ab cd ab" -> bytes 61 62 20 63 64 20 61 62 -> keys 0x6261, 0x6463, 0x6261 -> codes [0, 1, 0].
+    Works on the UTF-8 bytes (``_word_ranges``, ``_number``). A long text is cut at spaces into
+    ``parts`` pieces (default: ``THREADS``, one per CPU up to 4, each at least ``PART_BYTES``),
+    numbered in threads (numpy and pandas release the GIL). Each piece's distinct words, piece
+    after piece, are then numbered once more, which gives their codes over the whole text:
+    the result is the same for any number of parts.
     """
     if not text.isascii():
         text = text.translate(_OTHER_SPACE)
     raw = text.encode("utf-8")
     data = np.frombuffer(raw + bytes(8), dtype=np.uint8)  # padded so that every 8-byte read fits
-    edges = np.diff((~_ASCII_SPACE[data[: len(raw)]]).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)  # (n_words,) byte ranges
-    length = ends - starts
     eight = np.ndarray((len(raw) + 1,), dtype="<u8", buffer=data, strides=(1,))  # eight[i]: bytes i..i+7
+    if parts is None:
+        parts = max(1, min(THREADS, len(raw) // PART_BYTES))
+    cuts = [0]
+    for k in range(1, parts):  # each cut at a space, so no word straddles two pieces
+        cut = raw.find(b" ", max(cuts[-1], len(raw) * k // parts))
+        if cut > cuts[-1]:
+            cuts.append(cut)
+    cuts.append(len(raw))
+
+    def number(lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        starts, ends = _word_ranges(data, lo, hi)
+        codes, first = _number(eight, starts, ends)
+        return codes, starts[first], ends[first]  # each distinct word at its first occurrence
+
+    if len(cuts) == 2:
+        codes, starts, ends = number(0, len(raw))
+        return codes, _decode_words(data, starts, ends)
+    with ThreadPoolExecutor(len(cuts) - 1) as pool:
+        numbered = list(pool.map(number, cuts[:-1], cuts[1:]))
+    starts, ends = (np.concatenate([piece[i] for piece in numbered]) for i in (1, 2))  # (n_piece_distinct,) each
+    overall, first = _number(eight, starts, ends)  # code over the whole text of each piece's distinct words
+    offsets = np.cumsum([0, *(len(piece[1]) for piece in numbered)])
+    codes = np.concatenate([overall[offset + piece[0]] for offset, piece in zip(offsets, numbered, strict=False)])
+    return codes, _decode_words(data, starts[first], ends[first])
+
+
+def _word_ranges(data: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Byte ranges [starts, ends) of the words (runs of non-space bytes) of ``data[lo:hi]``: (n_words,) each."""
+    space = _ASCII_SPACE[data[lo:hi]]  # (hi - lo,)
+    bounds = np.flatnonzero(space[1:] != space[:-1]) + 1  # where a word starts or ends, alternately
+    if hi > lo and not space[0]:
+        bounds = np.concatenate([[0], bounds])
+    if hi > lo and not space[-1]:
+        bounds = np.concatenate([bounds, [hi - lo]])
+    return bounds[0::2] + lo, bounds[1::2] + lo
+
+
+def _number(eight: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The words at byte ranges [starts, ends) numbered by content in order of first appearance.
+
+    Returns (codes, first): (n_words,) int64 codes, and (n_distinct,) the index of each code's
+    first occurrence. ``eight[i]`` is the 8 bytes from byte i, little-endian. Words of up to 8
+    bytes are their own uint64 key (only the marker holds a NUL byte, so no two words share a
+    key). Longer words take one more 8-byte step each, numbering (code so far, next bytes)
+    pairs; a word that ends before a step keeps its code, and longer ones move to fresh codes.
+    Example: "ab cd ab" -> bytes 61 62 20 63 64 20 61 62 -> keys 0x6261, 0x6463, 0x6261 -> codes [0, 1, 0].
+    """
+    length = ends - starts
     codes = pd.factorize(eight[starts] & _LOW_BYTES[np.minimum(length, 8)])[0].astype(np.int64)
-    longer, step = np.flatnonzero(length >= 8), 1
+    longer, step = np.flatnonzero(length > 8), 1
     while len(longer):
-        rest = length[longer] - 8 * step
-        chunk = pd.factorize(eight[starts[longer] + 8 * step] & _LOW_BYTES[np.clip(rest, 0, 8)])[0]
+        rest = length[longer] - 8 * step  # >= 1: bytes left after ``step`` steps
+        chunk = pd.factorize(eight[starts[longer] + 8 * step] & _LOW_BYTES[np.minimum(rest, 8)])[0]
         pairs = pd.factorize((codes[longer] << 32) | chunk)[0]  # codes < n_words < 2**31, chunk too
         codes[longer] = pairs + codes.max() + 1
-        longer, step = longer[rest >= 8], step + 1
+        longer, step = longer[rest > 8], step + 1
     first = np.full(int(codes.max()) + 1 if len(codes) else 0, len(codes))  # (n_codes,) first position of each code
     np.minimum.at(first, codes, np.arange(len(codes)))
     first = np.sort(first[first < len(codes)])  # (n_distinct,) each distinct word's first position, in order
     rank = np.empty(len(first) and int(codes.max()) + 1, dtype=np.int64)
     rank[codes[first]] = np.arange(len(first))  # code -> its word's rank by first appearance
-    words = [raw[starts[i] : ends[i]].decode("utf-8") for i in first.tolist()]
-    return rank[codes], words
+    return rank[codes], first
+
+
+def _decode_words(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[str]:
+    """The words at byte ranges [starts, ends) of ``data`` (none holds a space), gathered and decoded in one call."""
+    if not len(starts):
+        return []
+    length = ends - starts  # (n,)
+    before = np.cumsum(length) - length  # (n,) bytes of the words before each word
+    order = np.arange(int(length.sum()))  # every word byte, word by word
+    gathered = np.full(len(order) + len(starts) - 1, 0x20, dtype=np.uint8)  # the words, one space between two
+    gathered[order + np.repeat(np.arange(len(starts)), length)] = data[order + np.repeat(starts - before, length)]
+    return gathered.tobytes().decode("utf-8").split(" ")
 
 
 def terms_of_tokens(docs: Sequence[Sequence[str]]) -> Terms:

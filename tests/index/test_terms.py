@@ -3,9 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rag_bench.index import terms as terms_module
 from rag_bench.index.analyzers import ANALYZERS, english_tokens, identifier_tokens
 from rag_bench.index.bm25 import BM25Index
-from rag_bench.index.terms import MARKER, corpus_terms, terms_of_tokens
+from rag_bench.index.terms import MARKER, corpus_terms, terms_of_tokens, word_codes
 
 # Characters where per-word analysis could differ from whole-text analysis if whitespace were not a
 # hard break: final sigma, dotted I, combining marks, curly apostrophes, joiners, odd whitespace.
@@ -61,3 +62,27 @@ def test_from_texts_builds_the_same_index_as_build():
 def test_from_texts_rejects_one_string():
     with pytest.raises(TypeError, match="not one string"):
         BM25Index.from_texts("one text", identifier_tokens)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(alphabet=ALPHABET + "abcdefghij" * 3, max_size=40), max_size=12), parts=st.integers(2, 5))
+def test_word_codes_are_the_same_for_any_number_of_pieces(texts, parts):
+    text = " ".join(texts)
+    codes, words = word_codes(text, 1)
+    assert [words[c] for c in codes] == text.split()  # every word, numbered by first appearance
+    assert words == list(dict.fromkeys(text.split()))
+    split_codes, split_words = word_codes(text, parts)
+    assert split_words == words and np.array_equal(split_codes, codes)
+
+
+def test_a_long_corpus_is_numbered_in_pieces_with_the_same_result(monkeypatch):
+    texts = [f"w{i % 97} x{i % 13}.  long-word-number-{i % 31}\tw{i % 7}" for i in range(3_000)]
+    want = corpus_terms(texts, identifier_tokens)
+    pieces, ranges = [], terms_module._word_ranges
+    monkeypatch.setattr(terms_module, "_word_ranges", lambda data, lo, hi: pieces.append(lo) or ranges(data, lo, hi))
+    monkeypatch.setattr(terms_module, "PART_BYTES", 1_000)
+    monkeypatch.setattr(terms_module, "THREADS", 4)
+    got = corpus_terms(texts, identifier_tokens)  # ~130 KB of text: four pieces, in threads
+    assert len(pieces) == 4
+    assert got.vocab == want.vocab and list(got.vocab) == list(want.vocab)
+    assert np.array_equal(got.term_of, want.term_of) and np.array_equal(got.doc_len, want.doc_len)
