@@ -60,15 +60,22 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
     # Terms numbered in the distinct words' order, which is their order of first appearance in the corpus.
     flat, vocab = pd.factorize(np.array(list(chain.from_iterable(analyzed)), dtype=object))
     flat = flat.astype(np.int64, copy=False)  # (sum n_terms,) term ids of each distinct word, word by word
-    per_word = n_terms[word_of]  # (n_words,) terms each word occurrence contributes
-    ends = np.cumsum(per_word)  # (n_words,) tokens up to and including each word occurrence
-    if np.array_equal(n_terms, n_terms.astype(bool)):  # no word gives more than one term: one gather
-        term_of = flat[np.cumsum(n_terms)[word_of[per_word == 1]] - 1]
-    else:
-        starts = np.cumsum(n_terms) - n_terms  # (n_distinct,) where a word's terms begin in ``flat``
-        term_of = flat[np.repeat(starts[word_of] - ends + per_word, per_word) + np.arange(int(ends[-1]))]
+    first_term = np.cumsum(n_terms) - n_terms  # (n_distinct,) where a word's terms begin in ``flat``
     marker = distinct.index(MARKER) if len(texts) > 1 else -1
-    bounds = ends[np.flatnonzero(word_of == marker)]  # tokens before each marker
+    if n_terms.max(initial=0) <= 1:  # no word gives more than one term: one gather
+        word_term = np.full(len(distinct), -1, dtype=np.int64)  # (n_distinct,) each word's term, -1 for none
+        one = n_terms == 1
+        word_term[one] = flat[first_term[one]]
+        each = word_term[word_of]  # (n_words,)
+        none = np.flatnonzero(each < 0)  # (n_none,) words giving no term, the markers among them
+        term_of = np.delete(each, none) if len(none) else each
+        at_marker = none[word_of[none] == marker]
+        bounds = at_marker - np.searchsorted(none, at_marker)  # tokens before each marker: words minus termless ones
+    else:
+        per_word = n_terms[word_of]  # (n_words,) terms each word occurrence contributes
+        ends = np.cumsum(per_word)  # (n_words,) tokens up to and including each word occurrence
+        term_of = flat[np.repeat(first_term[word_of] - ends + per_word, per_word) + np.arange(int(ends[-1]))]
+        bounds = ends[np.flatnonzero(word_of == marker)]  # tokens before each marker
     doc_len = np.diff(np.concatenate([[0], bounds, [len(term_of)]])) if texts else np.zeros(0, np.int64)
     return Terms(dict(zip(vocab.tolist(), range(len(vocab)), strict=True)), term_of, doc_len.astype(np.int64))
 
