@@ -104,10 +104,13 @@ class BM25Index:
             raise ConfigError(f"retrieval.bm25_variant ({variant!r}) must be one of: {', '.join(VARIANTS)}")
         vocab, term_of, doc_len = terms.vocab, terms.term_of, terms.doc_len
         n_docs, n_terms, n_tokens = len(doc_len), len(vocab), len(term_of)
-        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), doc_len)  # (n_tokens,)
-        # One key per (term, doc) pair; sorting the keys groups postings by term, then doc.
-        keys, tf = np.unique(term_of * max(n_docs, 1) + doc_of, return_counts=True)  # (n_postings,)
-        post_term, post_doc = np.divmod(keys, max(n_docs, 1))  # (n_postings,) each
+        # One key per (term, doc) pair; sorting the keys groups postings by term, then doc. The keys
+        # are 32-bit when they fit (half the memory, and a faster sort), else 64-bit.
+        key_type = np.uint32 if n_terms * max(n_docs, 1) <= KEY32_LIMIT else np.int64
+        stride = key_type(max(n_docs, 1))
+        doc_of = np.repeat(np.arange(n_docs, dtype=key_type), doc_len)  # (n_tokens,)
+        keys, tf = np.unique(term_of.astype(key_type, copy=False) * stride + doc_of, return_counts=True)
+        post_term, post_doc = (part.astype(np.int64) for part in np.divmod(keys, stride))  # (n_postings,) each
         df = np.bincount(post_term, minlength=n_terms)  # (n_terms,)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -255,6 +258,7 @@ class BM25Index:
 _BLOCK = 64  # documents per block in the numpy search's candidate floor
 
 VARIANTS = ("okapi", "lucene")
+KEY32_LIMIT = 2**32  # (term, doc) keys are 32-bit for n_terms * n_docs up to this
 _FREE = 24  # lengths below this are stored exactly by Lucene's SmallFloat.intToByte4
 
 

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
 from rag_bench.errors import ConfigError
+from rag_bench.index import bm25 as bm25_module
 from rag_bench.index import kernels
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.topk import top_k
@@ -353,3 +354,13 @@ def test_without_numba_search_runs_the_numpy_loop_with_the_same_results():
     assert no_kernels is True
     assert indices == want_idx.tolist() == [[0, 1, 2], [2, -1, -1], [-1, -1, -1]]
     assert values == want_val.tolist()
+
+
+def test_64_bit_pair_keys_build_the_same_index(monkeypatch):
+    docs = [["a", "b", "a"], [], ["c", "b"], ["a"] * 5, ["d", "c", "b", "a"]]
+    small = BM25Index.build(docs)
+    monkeypatch.setattr(bm25_module, "KEY32_LIMIT", 0)  # as for n_terms * n_docs over 2**32
+    large = BM25Index.build(docs)
+    for name in ("indptr", "doc_ids", "weights", "idf", "doc_len"):
+        assert np.array_equal(getattr(small, name), getattr(large, name))
+        assert getattr(small, name).dtype == getattr(large, name).dtype
