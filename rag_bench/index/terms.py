@@ -53,15 +53,18 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
     if any(MARKER in text for text in texts):
         return terms_of_tokens([analyze(text) for text in texts])
     joined = f" {MARKER} ".join(texts)
-    normalize, split = getattr(analyze, "normalize", None), getattr(analyze, "split", analyze)
+    normalize = getattr(analyze, "normalize", None)
     word_of, distinct = word_codes(normalize(joined) if normalize else joined)  # (n_words,), (n_distinct,)
-    analyzed = [[] if word == MARKER else split(word) for word in distinct]
+    split_words = getattr(analyze, "split_words", None)
+    analyzed = split_words(distinct) if split_words else [analyze(word) for word in distinct]
+    marker = distinct.index(MARKER) if len(texts) > 1 else -1
+    if marker >= 0:
+        analyzed[marker] = []
     n_terms = np.fromiter(map(len, analyzed), np.int64, len(analyzed))  # (n_distinct,) terms of each word
     # Terms numbered in the distinct words' order, which is their order of first appearance in the corpus.
     flat, vocab = pd.factorize(np.array(list(chain.from_iterable(analyzed)), dtype=object))
     flat = flat.astype(np.int64, copy=False)  # (sum n_terms,) term ids of each distinct word, word by word
     first_term = np.cumsum(n_terms) - n_terms  # (n_distinct,) where a word's terms begin in ``flat``
-    marker = distinct.index(MARKER) if len(texts) > 1 else -1
     if n_terms.max(initial=0) <= 1:  # no word gives more than one term: one gather
         word_term = np.full(len(distinct), -1, dtype=np.int64)  # (n_distinct,) each word's term, -1 for none
         one = n_terms == 1

@@ -1,11 +1,16 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_bench.errors import ConfigError
 from rag_bench.index.analyzers import (
+    _IDENTIFIER,
     ANALYZERS,
     ENGLISH_STOPWORDS,
     english_tokens,
     get_analyzer,
+    identifier_split,
+    identifier_split_words,
     identifier_tokens,
 )
 
@@ -79,3 +84,10 @@ def test_unknown_analyzer_error_names_value_and_choices():
     with pytest.raises(ConfigError) as info:
         get_analyzer("foo")
     assert str(info.value) == "retrieval.analyzer ('foo') must be one of: english, identifier"
+
+
+@settings(max_examples=400, deadline=None)
+@given(words=st.lists(st.text(alphabet="aZ09_-./',;:!?()[]\"+é½²Σ\u0301", max_size=12), max_size=20))
+def test_identifier_split_equals_the_regex_on_every_word(words):
+    assert [list(terms) for terms in identifier_split_words(words)] == [_IDENTIFIER.findall(w) for w in words]
+    assert [identifier_split(w) for w in words] == [_IDENTIFIER.findall(w) for w in words]
