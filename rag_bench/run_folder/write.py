@@ -9,6 +9,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+import yaml
 from omegaconf import OmegaConf
 
 from rag_bench.cache import code_version
@@ -54,18 +55,35 @@ def config_yaml(config) -> str:
 def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> dict | None:
     """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
 
-    The same config.yaml text is not enough: the dataset (or a file a setting names) may have
-    changed since, so the recorded fingerprint must match too, and so must the code: a point that
-    an older (or edited) rag-bench computed is run again, never mixed into this one's sweep.
+    The same config.yaml (up to ``quiet`` and ``cache_dir``, which change no result) is not
+    enough: the dataset (or a file a setting names) may have changed since, so the recorded
+    fingerprint must match too, and so must the code: a point that an older (or edited)
+    rag-bench computed is run again, never mixed into this one's sweep.
     """
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
-    if not (metrics.is_file() and saved.is_file()) or saved.read_text(encoding="utf-8") != config_text:
+    if not (metrics.is_file() and saved.is_file()) or not _same_results(saved.read_text(encoding="utf-8"), config_text):
         return None
     try:
         payload = json.loads(metrics.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
     return payload if payload.get("fingerprint") == fingerprint and payload.get("code") == code_version() else None
+
+
+# Settings that change how a run looks or where it caches, never what it computes.
+_NOT_RESULTS = ("quiet", "cache_dir")
+
+
+def _same_results(saved: str, current: str) -> bool:
+    """Whether two config.yaml texts ask for the same results (they may differ in ``_NOT_RESULTS``)."""
+    if saved == current:
+        return True
+    try:
+        texts = [yaml.safe_load(text) for text in (saved, current)]
+    except yaml.YAMLError:
+        return False
+    settings = [{k: v for k, v in t.items() if k not in _NOT_RESULTS} for t in texts if isinstance(t, dict)]
+    return len(settings) == 2 and settings[0] == settings[1]
 
 
 def metrics_payload(result: RunResult) -> dict:

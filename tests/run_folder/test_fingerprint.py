@@ -48,12 +48,19 @@ def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     assert set(prints) == {"dataset", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
 
 
-def test_a_resumed_sweep_reruns_points_whose_code_or_dataset_changed(tmp_path):
+def test_a_resumed_sweep_reruns_points_whose_settings_code_or_dataset_changed(tmp_path):
     data, cache, sweep = copy_dataset(tmp_path), tmp_path / "cache", tmp_path / "sweep"
     args = ["-m", "embedder=fake", f"dataset.path={data}", "retrieval=bm25,dense", f"hydra.sweep.dir={sweep}"]
     assert rag_bench(*args, cache=cache).returncode == 0
     again = rag_bench(*args, cache=cache)
     assert again.returncode == 0 and again.stdout.count("skipped:") == 2  # nothing changed: resumed
+    other_cache = tmp_path / "other-cache"
+    calm = rag_bench(*args, "quiet=true", f"cache_dir={other_cache}", cache=cache)  # change no result
+    assert calm.returncode == 0 and calm.stdout.count("skipped:") == 2, calm.stdout
+    assert not other_cache.exists()  # nothing was computed
+    k = rag_bench(*args, "ks=[1,5]", cache=cache)  # a setting that changes the results
+    assert k.returncode == 0 and "skipped:" not in k.stdout, k.stdout
+    assert rag_bench(*args, cache=cache).returncode == 0  # back to the default ks for the checks below
     point = sweep / "0" / "metrics.json"
     older = json.loads(point.read_text()) | {"code": "a digest of another rag-bench's source"}
     point.write_text(json.dumps(older))  # as an older (or edited) rag-bench left it
