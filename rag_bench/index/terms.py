@@ -5,7 +5,8 @@ normalizing (apostrophes, lower case; Python's final-sigma rule stops at whitesp
 look across it, so ``analyze(text)`` equals the concatenation of ``analyze(word)`` over
 ``text.split()``. The corpus is therefore joined with a marker word between texts, normalized
 once, and its words are numbered in order of first appearance without making a Python string
-per word (``word_codes``); only the distinct words go through the analyzer's split.
+per word (``word_codes``; a long corpus in pieces, in threads); only the distinct words go
+through the analyzer's split (``Analyzer.split_words``, all in one call).
 Worked example: texts ["ERR_4021 at v1.2", "err_4021."] -> words ["err_4021", "at", "v1.2",
 <marker>, "err_4021."] -> terms ["err_4021", "at", "v1.2", "err_4021"], doc lengths [3, 1],
 vocab ["err_4021", "at", "v1.2"] (ids in order of first appearance, as ``BM25Index.build``).
