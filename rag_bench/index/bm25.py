@@ -104,13 +104,7 @@ class BM25Index:
             raise ConfigError(f"retrieval.bm25_variant ({variant!r}) must be one of: {', '.join(VARIANTS)}")
         vocab, term_of, doc_len = terms.vocab, terms.term_of, terms.doc_len
         n_docs, n_terms, n_tokens = len(doc_len), len(vocab), len(term_of)
-        # One key per (term, doc) pair; sorting the keys groups postings by term, then doc. The keys
-        # are 32-bit when they fit (half the memory, and a faster sort), else 64-bit.
-        key_type = np.uint32 if n_terms * max(n_docs, 1) <= KEY32_LIMIT else np.int64
-        stride = key_type(max(n_docs, 1))
-        doc_of = np.repeat(np.arange(n_docs, dtype=key_type), doc_len)  # (n_tokens,)
-        keys, tf = np.unique(term_of.astype(key_type, copy=False) * stride + doc_of, return_counts=True)
-        post_term, post_doc = (part.astype(np.int64) for part in np.divmod(keys, stride))  # (n_postings,) each
+        post_term, post_doc, tf = _postings(term_of, doc_len, n_terms)  # (n_postings,) each
         df = np.bincount(post_term, minlength=n_terms)  # (n_terms,)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -258,7 +252,7 @@ class BM25Index:
 _BLOCK = 64  # documents per block in the numpy search's candidate floor
 
 VARIANTS = ("okapi", "lucene")
-KEY32_LIMIT = 2**32  # (term, doc) keys are 32-bit for n_terms * n_docs up to this
+KEY32_LIMIT = 2**32  # (term, doc) keys of a block of documents stay below this (uint32)
 _FREE = 24  # lengths below this are stored exactly by Lucene's SmallFloat.intToByte4
 
 
@@ -277,6 +271,32 @@ def lucene_length(length: np.ndarray) -> np.ndarray:
     shift = np.maximum(bits - 4, 0)
     decoded = (rest >> shift) << shift  # drop all but the top 4 significant bits
     return np.where(length < _FREE, length, _FREE + decoded).astype(np.float64)
+
+
+def _postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[np.ndarray, ...]:
+    """(term, doc, tf) of every distinct (term, doc) pair of the tokens, by term, then doc: (n_postings,) int64 each.
+
+    Sorting one uint32 key term * block + doc per token groups the pairs: half the memory of
+    64-bit keys and a faster sort. When n_terms * n_docs does not fit, the documents are taken in
+    blocks whose keys fit; a term's postings are then its postings in the first block, then the
+    next (ascending documents), and a stable sort by term over the blocks' sorted runs merges them.
+    """
+    n_docs = len(doc_len)
+    block = max(1, min(KEY32_LIMIT // max(n_terms, 1), n_docs))  # docs per block: term * block + doc < 2**32
+    token_end = np.concatenate([[0], np.cumsum(doc_len)])  # (n_docs + 1,)
+    parts = []
+    for first in range(0, max(n_docs, 1), block):
+        last = min(first + block, n_docs)
+        doc_of = np.repeat(np.arange(last - first, dtype=np.uint32), doc_len[first:last])  # (block tokens,)
+        tokens = term_of[token_end[first] : token_end[last]].astype(np.uint32)
+        keys, tf = np.unique(tokens * np.uint32(block) + doc_of, return_counts=True)  # (block pairs,)
+        term, doc = np.divmod(keys, np.uint32(block))
+        parts.append((term.astype(np.int64), doc.astype(np.int64) + first, tf.astype(np.int64, copy=False)))
+    if len(parts) == 1:
+        return parts[0]
+    term, doc, tf = (np.concatenate([part[i] for part in parts]) for i in range(3))
+    order = np.argsort(term, kind="stable")  # merges the blocks' sorted runs, keeping block (doc) order
+    return term[order], doc[order], tf[order]
 
 
 def _check_params(k1: float, b: float, epsilon: float) -> tuple[float, float, float]:

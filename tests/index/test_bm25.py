@@ -356,11 +356,13 @@ def test_without_numba_search_runs_the_numpy_loop_with_the_same_results():
     assert values == want_val.tolist()
 
 
-def test_64_bit_pair_keys_build_the_same_index(monkeypatch):
-    docs = [["a", "b", "a"], [], ["c", "b"], ["a"] * 5, ["d", "c", "b", "a"]]
-    small = BM25Index.build(docs)
-    monkeypatch.setattr(bm25_module, "KEY32_LIMIT", 0)  # as for n_terms * n_docs over 2**32
-    large = BM25Index.build(docs)
+@pytest.mark.parametrize("limit", [0, 20, 30])  # as past 2**32 (term, doc) pairs: blocks of documents
+def test_postings_in_blocks_of_documents_build_the_same_index(monkeypatch, limit):
+    rng = np.random.default_rng(3)
+    docs = [[f"t{x}" for x in row[: rng.integers(0, 12)]] for row in rng.zipf(1.3, (40, 12)) % 9]
+    whole = BM25Index.build(docs)
+    monkeypatch.setattr(bm25_module, "KEY32_LIMIT", limit)  # up to 9 terms: blocks of 1 to 3+ documents
+    blocks = BM25Index.build(docs)
     for name in ("indptr", "doc_ids", "weights", "idf", "doc_len"):
-        assert np.array_equal(getattr(small, name), getattr(large, name))
-        assert getattr(small, name).dtype == getattr(large, name).dtype
+        assert np.array_equal(getattr(whole, name), getattr(blocks, name))
+        assert getattr(whole, name).dtype == getattr(blocks, name).dtype
