@@ -10,9 +10,8 @@ from numbers import Real
 import numpy as np
 
 from rag_bench.errors import ConfigError
-from rag_bench.index import kernels
+from rag_bench.index import bm25_numpy, kernels
 from rag_bench.index.terms import Terms, corpus_terms, terms_of_tokens
-from rag_bench.index.topk import top_k_row
 
 
 class BM25Index:
@@ -25,9 +24,9 @@ class BM25Index:
     One divergence: where rank-bm25 divides 0/0 for a document *without* the term
     (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
 
-    ``search`` runs a numpy loop, or the compiled numba kernel (extra ``fast``) where it pays
-    (``kernels.py`` decides); both add the same weights in the same order and return the same
-    arrays bit for bit.
+    ``search`` runs a numpy loop (``bm25_numpy``), or the compiled numba kernel (extra ``fast``,
+    ``bm25_numba``) where it pays (``kernels.py`` decides); both add the same weights in the same
+    order and return the same arrays bit for bit.
 
     ``variant="lucene"`` scores as Lucene's BM25Similarity (Lucene 8+, used by Anserini):
     idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)), term weight idf * tf / (tf + k1*(1 - b +
@@ -206,50 +205,16 @@ class BM25Index:
         compiled.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
 
     def _search_numpy(self, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
-        """``search`` without numba: fill the padded ``indices``/``values`` rows query by query.
-
-        One ``np.bincount`` adds a query's postings, concatenated term by term in query order,
-        into a zeroed array: each document's weights in the same order as ``scores``, so the
-        same float64 sums. When every weight of the query is positive, a document holds a
-        query term iff its sum is > 0, and the ``depth``-th largest maximum over blocks of
-        ``_BLOCK`` documents is a score that ``depth`` documents reach: only documents at or
-        above it are candidates (every tie with the depth-th best included).
-        """
-        depth = indices.shape[1]
-        if depth == 0:
-            return
-        n_blocks = -(-self.n_docs // _BLOCK)
-        positive = self._positive_terms()
-        indptr = self.indptr.tolist()
-        for row, term_ids in enumerate(per_query):
-            if not term_ids:
-                continue
-            spans = [(indptr[t], indptr[t + 1]) for t in term_ids]
-            docs = np.concatenate([self.doc_ids[start:stop] for start, stop in spans])  # (n_postings,)
-            weights = np.concatenate([self.weights[start:stop] for start, stop in spans])  # (n_postings,)
-            acc = np.bincount(docs, weights, n_blocks * _BLOCK)  # (n_blocks * _BLOCK,) float64 sums
-            if positive[term_ids].all():
-                maxima = acc.reshape(n_blocks, _BLOCK).max(axis=1)  # (n_blocks,)
-                floor = np.partition(maxima, n_blocks - depth)[n_blocks - depth] if n_blocks >= depth else 0.0
-                cand = np.flatnonzero(acc >= floor) if floor > 0 else np.flatnonzero(acc > 0)  # (n_cand,) ascending
-            else:
-                cand = np.flatnonzero(np.bincount(docs, minlength=self.n_docs))  # (n_cand,) every doc reached
-            top, top_scores = top_k_row(acc[cand], depth)  # cand ascending, so ties keep doc order
-            indices[row, : len(top)] = cand[top]
-            values[row, : len(top)] = top_scores
+        """``search`` without numba (``bm25_numpy``): same arrays as the kernel, bit for bit."""
+        index = (self.indptr, self.doc_ids, self.weights, self._positive_terms())
+        bm25_numpy.search_batch(*index, per_query, self.n_docs, indices, values)
 
     def _positive_terms(self) -> np.ndarray:
         """(n_terms,) bool: whether every posting weight of each term is > 0 (computed once)."""
         if self._positive is None:
-            nonempty = np.diff(self.indptr) > 0  # (n_terms,) every vocabulary term has postings, but be safe
-            lowest = np.zeros(len(nonempty))
-            if nonempty.any():
-                lowest[nonempty] = np.minimum.reduceat(self.weights, self.indptr[:-1][nonempty])
-            self._positive = lowest > 0
+            self._positive = bm25_numpy.positive_terms(self.indptr, self.weights)
         return self._positive
 
-
-_BLOCK = 64  # documents per block in the numpy search's candidate floor
 
 VARIANTS = ("okapi", "lucene")
 KEY32_LIMIT = 2**32  # (term, doc) keys of a block of documents stay below this (uint32)
