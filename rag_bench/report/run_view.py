@@ -116,7 +116,11 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int]) -> dict:
     final = facts.stages[-1].indices[q]
     top = [int(c) for c in final[final >= 0][: facts.report_k]]
     shown = set(top)
-    candidates = {c: min(where[c][0] for where in positions if c in where) for where in positions for c in where}
+    candidates: dict[int, int] = {}  # chunk index -> its best rank over the stages
+    for where in positions:
+        for c, (rank, _) in where.items():
+            if rank < candidates.get(c, rank + 1):
+                candidates[c] = rank
     beyond = sorted(
         (c for c in candidates if c not in shown and _touches(facts.chunks[c], question)),
         key=lambda c: (candidates[c], c),
@@ -150,8 +154,8 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int]) -> dict:
 
 def _positions(stage: Stage, q: int) -> dict[int, tuple[int, float]]:
     """Chunk index -> (rank from 1, score) in one stage's list for question q."""
-    row, scores = stage.indices[q], stage.scores[q]
-    return {int(c): (rank, float(s)) for rank, (c, s) in enumerate(zip(row, scores, strict=True), start=1) if c >= 0}
+    row, scores = stage.indices[q].tolist(), stage.scores[q].tolist()
+    return {c: (rank, s) for rank, (c, s) in enumerate(zip(row, scores, strict=True), start=1) if c >= 0}
 
 
 def _hits(chunk: Chunk, question: Question, tau: float) -> bool:

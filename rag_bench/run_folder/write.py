@@ -122,10 +122,12 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
     (``trec_scores``), in full float64 precision.
     """
     lines = []
+    ids: dict[int, str] = {}  # chunk index -> id, each made once
     for q, question in enumerate(result.dataset.questions):
-        row = result.ranked[q][result.ranked[q] >= 0]
-        for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: row.size]), strict=True), start=1):
-            lines.append(f"{question.id} Q0 {result.chunks[c].id} {rank} {score!r} {tag}\n")
+        row = result.ranked[q][result.ranked[q] >= 0].tolist()
+        for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: len(row)]), strict=True), start=1):
+            chunk_id = ids.get(c) or ids.setdefault(c, result.chunks[c].id)
+            lines.append(f"{question.id} Q0 {chunk_id} {rank} {score!r} {tag}\n")
     write_text(path, "".join(lines))
 
 
@@ -139,12 +141,12 @@ def trec_scores(scores: np.ndarray) -> list[float]:
     Every w_i is within a few float64 ulps of s_i when the scores were finite.
     """
     out: list[float] = []
-    for s in np.asarray(scores, dtype=np.float64):
+    for s in np.asarray(scores, dtype=np.float64).tolist():
         if not out:
-            out.append(float(s) if math.isfinite(s) else 0.0)
+            out.append(s if math.isfinite(s) else 0.0)
             continue
-        below = float(np.nextafter(out[-1], -np.inf))
-        out.append(min(float(s), below) if math.isfinite(s) else below)
+        below = math.nextafter(out[-1], -math.inf)
+        out.append(min(s, below) if math.isfinite(s) else below)
     return out
 
 

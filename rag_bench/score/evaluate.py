@@ -58,20 +58,22 @@ def evaluate(
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
     rows = []
+    ids: dict[int, str] = {}  # chunk index -> id, each made once
     for q, question in enumerate(dataset.questions):
         row = ranked[q][ranked[q] >= 0]
+        listed = row.tolist()  # Python ints: the per-chunk loops below run on these
         base = {
             "question_id": question.id,
             "category": question.category,
             "labelled": question.labelled,
             "n_spans": len(question.spans),
-            "top_chunks": [chunks[c].id for c in row[: max(ks)]],
+            "top_chunks": [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in listed[: max(ks)]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
         if question.spans:
-            values, first = span_metrics(row, chunks, question.spans, touching(locator, question.spans, tau), ks)
-            values.update(budget_metrics(row, chunks, question.spans, budgets, tau))
-            reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in row))
+            values, first = span_metrics(listed, chunks, question.spans, touching(locator, question.spans, tau), ks)
+            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau))
+            reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in listed))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
             first = first_relevant_rank(run, q, question.judgements)
