@@ -126,12 +126,12 @@ def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[st
 
 def _word_ranges(data: np.ndarray, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
     """Byte ranges [starts, ends) of the words (runs of non-space bytes) of ``data[lo:hi]``: (n_words,) each."""
-    space = _ASCII_SPACE[data[lo:hi]]  # (hi - lo,)
-    bounds = np.flatnonzero(space[1:] != space[:-1]) + 1  # where a word starts or ends, alternately
-    if hi > lo and not space[0]:
-        bounds = np.concatenate([[0], bounds])
-    if hi > lo and not space[-1]:
-        bounds = np.concatenate([bounds, [hi - lo]])
+    piece = data[lo:hi]
+    space = np.ones(hi - lo + 2, dtype=bool)  # (hi - lo + 2,) a space before and after the piece
+    np.less_equal(piece, 0x20, out=space[1:-1])  # every space is <= 0x20; a comparison is ~10x a table lookup
+    control = np.flatnonzero(piece < 0x20)  # the markers, tabs and line breaks among them: looked up
+    space[control + 1] = _ASCII_SPACE[piece[control]]
+    bounds = np.flatnonzero(space[1:] != space[:-1])  # where a word starts or ends, alternately (piece offsets)
     return bounds[0::2] + lo, bounds[1::2] + lo
 
 

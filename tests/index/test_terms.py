@@ -9,8 +9,9 @@ from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.terms import MARKER, corpus_terms, terms_of_tokens, word_codes
 
 # Characters where per-word analysis could differ from whole-text analysis if whitespace were not a
-# hard break: final sigma, dotted I, combining marks, curly apostrophes, joiners, odd whitespace.
-ALPHABET = "aZ09Σσς İı\u0307\u0301'’._-/,;:!?()\n\t\u00a0\u2028\u3000\x1c½²ßﬁ"
+# hard break: final sigma, dotted I, combining marks, curly apostrophes, joiners, odd whitespace, and
+# control characters below and above the spaces' byte range that are not whitespace (\x01, \x0e, \x1b, \x7f).
+ALPHABET = "aZ09Σσς İı\u0307\u0301'’._-/,;:!?()\n\t\u00a0\u2028\u3000\x1c\x0b\x1f\x01\x0e\x1b\x7f½²ßﬁ"
 
 
 def test_worked_example():
