@@ -32,6 +32,8 @@ _OTHER_SPACE = dict.fromkeys([0x85, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028
 PART_BYTES = 8 << 20  # numbered in threads from two pieces of this many bytes up
 _CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 THREADS = min(4, _CPUS)  # pieces of a long text numbered at once
+_PAD = " " * 8  # a text ending in 8 spaces can be read 8 bytes at a time up to its last word's end
+_PAD_BYTES = _PAD.encode()
 # Low ``n`` bytes of a little-endian uint64 (n = 0..8).
 _LOW_BYTES = np.array([0, *((1 << (8 * n)) - 1 for n in range(1, 8)), 2**64 - 1], dtype=np.uint64)
 
@@ -53,7 +55,7 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
     """
     if any(MARKER in text for text in texts):
         return terms_of_tokens([analyze(text) for text in texts])
-    joined = f" {MARKER} ".join(texts)
+    joined = f" {MARKER} ".join(texts) + _PAD  # the padding word_codes needs, made in this join, not copied later
     normalize = getattr(analyze, "normalize", None)
     word_of, distinct = word_codes(normalize(joined) if normalize else joined)  # (n_words,), (n_distinct,)
     split_words = getattr(analyze, "split_words", None)
@@ -96,8 +98,9 @@ def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[st
     if not text.isascii():
         text = text.translate(_OTHER_SPACE)
     raw = text.encode("utf-8")
-    data = np.frombuffer(raw + bytes(8), dtype=np.uint8)  # padded so that every 8-byte read fits
-    eight = np.ndarray((len(raw) + 1,), dtype="<u8", buffer=data, strides=(1,))  # eight[i]: bytes i..i+7
+    padded = raw if raw.endswith(_PAD_BYTES) else raw + _PAD_BYTES  # so that every 8-byte read fits
+    data = np.frombuffer(padded, dtype=np.uint8)
+    eight = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # eight[i]: bytes i..i+7
     if parts is None:
         parts = max(1, min(THREADS, len(raw) // PART_BYTES))
     cuts = [0]
@@ -120,7 +123,12 @@ def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[st
     starts, ends = (np.concatenate([piece[i] for piece in numbered]) for i in (1, 2))  # (n_piece_distinct,) each
     overall, first = _number(eight, starts, ends)  # code over the whole text of each piece's distinct words
     offsets = np.cumsum([0, *(len(piece[1]) for piece in numbered)])
-    codes = np.concatenate([overall[offset + piece[0]] for offset, piece in zip(offsets, numbered, strict=False)])
+    codes = np.empty(sum(len(piece[0]) for piece in numbered), dtype=np.int64)  # (n_words,)
+    at = 0
+    for offset, (piece_codes, _, _) in zip(offsets, numbered, strict=False):
+        piece_codes += offset  # in place: the piece's codes as indices into ``overall``
+        np.take(overall, piece_codes, out=codes[at : at + len(piece_codes)])
+        at += len(piece_codes)
     return codes, _decode_words(data, starts[first], ends[first])
 
 
