@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from rag_bench.cache import DiskCache, default_cache_dir, digest
-from rag_bench.embed.base import Embedder
+from rag_bench.embed.base import Embedder, vector_cache_name
 from rag_bench.embed.store import Tally, VectorStore
 
 T = TypeVar("T")
@@ -48,7 +48,8 @@ class Workspace:
 
     def store(self, embedder: Embedder, input_type: str) -> VectorStore:
         """The vector store of an embedder's native vectors (one per process and namespace)."""
-        key = digest(embedder.name, embedder.dimension, input_type)
+        name = vector_cache_name(embedder)
+        key = digest(name, embedder.dimension, input_type)
         return self.remember(
-            "store", key, lambda: VectorStore(self.cache, embedder.name, embedder.dimension, input_type, self.tally)
+            "store", key, lambda: VectorStore(self.cache, name, embedder.dimension, input_type, self.tally)
         )

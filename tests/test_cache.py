@@ -219,3 +219,20 @@ def test_a_mapped_store_sees_batches_written_since_it_indexed(tmp_path):
     vectors, stats = embed_cached(fake, chunks, ["gamma", "alpha", "gamma"], "document", memory_map=True)
     assert (stats.embedded, stats.cache_hits) == (0, 3) and [n for n, _ in fake.calls] == [2, 1]
     np.testing.assert_array_equal(vectors, FakeEmbedder(16).embed(["gamma", "alpha", "gamma"]))
+
+
+def test_vectors_made_by_other_embedding_code_are_not_served(tmp_path):
+    """The store is named by ``cache_name`` when an embedder has one: the local embedder's carries a
+    digest of its code, so vectors of the same model made by other code are embedded again, not reused."""
+    from rag_bench.embed.base import vector_cache_name
+    from rag_bench.embed.local import CODE_DIGEST, MiniLMEmbedder
+    from rag_bench.workspace import Workspace
+
+    assert vector_cache_name(MiniLMEmbedder()) == f"{MiniLMEmbedder.name}+{CODE_DIGEST}" and len(CODE_DIGEST) == 12
+    old, new = FakeEmbedder(16), FakeEmbedder(16)
+    old.cache_name, new.cache_name = f"{old.name}+code-a", f"{new.name}+code-b"  # same model, other code
+    _, first = embed_cached(old, Workspace.open(tmp_path).store(old, "query"), ["a", "b"], "query")
+    _, again = embed_cached(old, Workspace.open(tmp_path).store(old, "query"), ["a"], "query")
+    _, other = embed_cached(new, Workspace.open(tmp_path).store(new, "query"), ["a", "b"], "query")
+    assert (first.embedded, again.embedded, again.cache_hits, other.embedded) == (2, 0, 1, 2)
+    assert sorted(p.name for p in (tmp_path / "vectors").iterdir()) == ["fake--hash-16+code-a", "fake--hash-16+code-b"]

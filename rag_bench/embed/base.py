@@ -15,10 +15,21 @@ class Embedder(Protocol):
 
     name: str  # identifies the model in cache keys, e.g. "local/all-MiniLM-L6-v2-int8"
     dimension: int
+    # optional ``cache_name``: names the vectors in the cache instead of ``name`` (``vector_cache_name``)
 
     def embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
         """(len(texts), dimension) float32, rows of unit length."""
         ...
+
+
+def vector_cache_name(embedder: Embedder) -> str:
+    """What names an embedder's vectors in the cache: its ``cache_name`` when it has one, else its ``name``.
+
+    An embedder whose vectors depend on rag-bench's own code as well as on its model (the local
+    one: tokenizer settings, batching, pooling) sets ``cache_name`` to its name plus a digest of
+    that code, so a changed rag-bench embeds again instead of serving vectors the old code made.
+    """
+    return getattr(embedder, "cache_name", None) or embedder.name
 
 
 @runtime_checkable

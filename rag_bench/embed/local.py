@@ -16,17 +16,22 @@ all. A text's vector does not depend on its batch or on the thread count (bit fo
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
 from rag_bench.embed.base import normalise
 from rag_bench.errors import ConfigError
 
+# This file's code and ``normalise`` turn the pinned weights and tokenizer into vectors: their digest
+# names the vectors in the cache (``cache_name``), so an edit here embeds again rather than reuse.
+CODE_DIGEST = hashlib.sha256(Path(__file__).read_bytes() + inspect.getsource(normalise).encode()).hexdigest()[:12]
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256
@@ -53,6 +58,7 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 (384 dimensions), int8 ONNX, on the CPU."""
 
     name = "local/all-MiniLM-L6-v2-int8"
+    cache_name = f"{name}+{CODE_DIGEST}"  # the vectors' name in the cache: the model and this code
     dimension = 384
     max_tokens = MAX_TOKENS
     special_tokens = 2  # [CLS] and [SEP]
