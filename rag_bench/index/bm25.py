@@ -244,7 +244,7 @@ def _postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[n
     Sorting one uint32 key term * block + doc per token groups the pairs: half the memory of
     64-bit keys and a faster sort. When n_terms * n_docs does not fit, the documents are taken in
     blocks whose keys fit; a term's postings are then its postings in the first block, then the
-    next (ascending documents), and a stable sort by term over the blocks' sorted runs merges them.
+    next (ascending documents), each placed directly (``_merge``, linear) rather than by a sort.
     """
     n_docs = len(doc_len)
     block = max(1, min(KEY32_LIMIT // max(n_terms, 1), n_docs))  # docs per block: term * block + doc < 2**32
@@ -257,11 +257,27 @@ def _postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[n
         keys, tf = np.unique(tokens * np.uint32(block) + doc_of, return_counts=True)  # (block pairs,)
         term, doc = np.divmod(keys, np.uint32(block))
         parts.append((term.astype(np.int64), doc.astype(np.int64) + first, tf.astype(np.int64, copy=False)))
-    if len(parts) == 1:
-        return parts[0]
-    term, doc, tf = (np.concatenate([part[i] for part in parts]) for i in range(3))
-    order = np.argsort(term, kind="stable")  # merges the blocks' sorted runs, keeping block (doc) order
-    return term[order], doc[order], tf[order]
+    return parts[0] if len(parts) == 1 else _merge(parts, n_terms)
+
+
+def _merge(parts: list[tuple[np.ndarray, ...]], n_terms: int) -> tuple[np.ndarray, ...]:
+    """Blocks' (term, doc, tf) postings, each sorted by term, as one list by term, then block, in linear time.
+
+    A posting of block b lands at (where its term's postings begin) + (that term's postings in
+    blocks before b) + (its rank in block b's run of the term): what a stable sort by term of the
+    concatenated blocks gives, without the sort.
+    """
+    total = sum(np.bincount(part[0], minlength=n_terms) for part in parts)  # (n_terms,) postings of each term
+    begin = np.cumsum(total) - total  # (n_terms,) where each term's postings begin
+    out = tuple(np.empty(int(total.sum()), dtype=np.int64) for _ in range(3))
+    for term, doc, tf in parts:
+        count = np.bincount(term, minlength=n_terms)  # (n_terms,) this block's postings of each term
+        offset = begin - (np.cumsum(count) - count)  # (n_terms,) a run's first posting goes to begin, then on
+        at = offset[term] + np.arange(len(term))  # (block postings,) destinations
+        for dest, values in zip(out, (term, doc, tf), strict=True):
+            dest[at] = values
+        begin += count  # the next block's runs follow this one's
+    return out
 
 
 def _check_params(k1: float, b: float, epsilon: float) -> tuple[float, float, float]:
