@@ -21,7 +21,7 @@ from rag_bench.gate.stats import RESAMPLES
 from rag_bench.gate.sweep import DevTestChoice, PointMark, choose_on_dev, mark_best, question_split, seeded_split
 from rag_bench.report.sweep import SweepTable
 from rag_bench.run_folder.read import RunFolder
-from rag_bench.score.aggregate import Summary, bootstrap_draws, summarise
+from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.names import parse_metric
 
 DIFF = "diff_best"  # columns diff_best, diff_best_low, diff_best_high: paired difference from the best point
@@ -76,15 +76,11 @@ def paired_differences(scores: dict[str, np.ndarray], best: str, seed: int = 0) 
     difference is exactly 0 with the interval [0, 0].
     """
     reference = np.asarray(scores[best], dtype=np.float64)
-    out = {}
-    draws: dict[int, np.ndarray] = {}  # the same seeded draws for every pair of the same length, made once
+    differences = {}
     for point, values in scores.items():
         diff = np.asarray(values, dtype=np.float64) - reference  # (n_questions,)
-        diff = diff[np.isfinite(diff)]
-        if len(diff) and len(diff) not in draws:
-            draws[len(diff)] = bootstrap_draws(len(diff), RESAMPLES, seed)
-        out[point] = summarise(diff, resamples=RESAMPLES, seed=seed, draws=draws.get(len(diff)))
-    return out
+        differences[point] = diff[np.isfinite(diff)]
+    return summarise_table(differences, RESAMPLES, seed)  # pairs of one length share one set of seeded draws
 
 
 def _split(folder: Path, ids: list[str], test_fraction: float, seed: int) -> dict[str, str]:
