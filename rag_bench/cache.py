@@ -44,10 +44,18 @@ def digest(*parts: object) -> str:
     return h.hexdigest()
 
 
+# What rag-bench's results are made by: Python and C sources, and the page assets written into report.html.
+SOURCE_SUFFIXES = frozenset({".py", ".c", ".h", ".js", ".css", ".html"})
+
+
 def source_digest(package: Path) -> str:
-    """sha256 over every ``.py`` file below ``package``: relative path and content (compiled files left out)."""
+    """sha256 over every source file below ``package`` (``SOURCE_SUFFIXES``): relative path and content.
+
+    Compiled files (``__pycache__``, a built extension) and data are left out.
+    """
     h = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    files = (p for p in package.rglob("*") if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+    for path in sorted(files):
         h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()

@@ -37,17 +37,24 @@ def test_pickled_values_are_read_back_only_by_the_code_that_computed_them(tmp_pa
     assert cache.get_or_compute("candidates", "k", lambda: calls.append(1))[0] == "old result"  # each its own
 
 
-def test_the_code_version_follows_every_python_file_and_nothing_else(tmp_path):
+def test_the_code_version_follows_every_source_file_and_nothing_else(tmp_path):
     package = tmp_path / "pkg"
     (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "assets").mkdir()
     (package / "a.py").write_text("x = 1\n")
     (package / "sub" / "b.py").write_text("y = 2\n")
+    (package / "sub" / "fast.c").write_text("int x;\n")
+    (package / "assets" / "page.js").write_text("let x = 1;\n")
     before = source_digest(package)
     (package / "sub" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"compiled")
+    (package / "sub" / "fast.cpython-311-x86_64-linux-gnu.so").write_bytes(b"built")
     (package / "notes.txt").write_text("not code")
     assert source_digest(package) == before
-    (package / "sub" / "b.py").write_text("y = 3\n")
-    assert source_digest(package) != before
+    digests = set()
+    for path, text in (("sub/b.py", "y = 3\n"), ("sub/fast.c", "int y;\n"), ("assets/page.js", "let x = 2;\n")):
+        (package / path).write_text(text)
+        digests.add(source_digest(package))
+    assert before not in digests and len(digests) == 3  # each edit changes the digest
     assert rag_bench.cache.code_version() == source_digest(Path(rag_bench.cache.__file__).parent)
 
 
