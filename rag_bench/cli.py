@@ -189,10 +189,9 @@ def run_job(cfg) -> float:
 
     from rag_bench.config import objective_name, validate
     from rag_bench.data.conventions import hint as conventions_hint
-    from rag_bench.pipeline import run
     from rag_bench.report.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
-    from rag_bench.run_folder.write import config_yaml, finished, write_run
+    from rag_bench.run_folder.write import config_yaml, finished
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -209,7 +208,7 @@ def run_job(cfg) -> float:
         if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
             PROCESS.hints.add(advice)
             print(advice, file=sys.stderr)
-        payload = write_run(run(config, PROCESS.workspace(config.cache_dir)), out_dir, text, prints)
+        payload = run_or_serve(config, out_dir, text, prints)
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
@@ -219,6 +218,23 @@ def run_job(cfg) -> float:
     print(console_table(payload))
     print(f"outputs: {out_dir}")
     return payload["metrics"].get(objective_name(config), float("nan"))
+
+
+def run_or_serve(config, out_dir: Path, text: str, prints: dict[str, str]) -> dict:
+    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
+    from rag_bench.pipeline import run
+    from rag_bench.run_folder import reuse
+    from rag_bench.run_folder.write import write_outputs
+
+    workspace = PROCESS.workspace(config.cache_dir)
+    key = reuse.run_key(text, prints)
+    payload = reuse.serve(workspace.cache, key, out_dir)
+    if payload is None:
+        result = run(config, workspace)
+        payload, written = write_outputs(result, out_dir, text, prints)
+        if result.reusable:
+            reuse.keep(workspace.cache, key, written)
+    return payload
 
 
 def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:

@@ -82,6 +82,9 @@ class RunResult:
     stats: Stats
     stages: dict[str, Candidates] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # more run-folder files (name -> text): an index's SQL
+    # every first-stage list went through the candidate cache (rag-bench's own retrievers), so the run's
+    # results depend on nothing its config and files do not name, and its outputs may be served again
+    reusable: bool = False
 
 
 def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = None) -> RunResult:
@@ -133,7 +136,8 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     stats.embedded = ws.tally.embedded - embedded_before
     files = {name: text for part in stages.values() for name, text in part.stats.files.items()}
-    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files)
+    reusable = all(part.stats.keyed for part in (found.parts or {retriever.name: found}).values())
+    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files, reusable)
 
 
 def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dict[str, Candidates]:

@@ -48,15 +48,19 @@ def test_each_retrieval_mode_writes_every_output(tmp_path, mode):
     assert (out / "config.yaml").is_file() and (out / ".hydra" / "overrides.yaml").is_file()
 
 
-def test_second_identical_run_embeds_nothing(tmp_path):
-    first = rag_bench("embedder=fake", f"hydra.run.dir={tmp_path / 'a'}", cache=tmp_path / "cache")
-    second = rag_bench("embedder=fake", f"hydra.run.dir={tmp_path / 'b'}", cache=tmp_path / "cache")
-    assert first.returncode == second.returncode == 0
-    a = json.loads((tmp_path / "a" / "metrics.json").read_text())
-    b = json.loads((tmp_path / "b" / "metrics.json").read_text())
-    assert a["stats"]["embedded"] > 0 and b["stats"]["embedded"] == 0
-    assert b["stats"]["reused"] == {"chunks": True, "bm25": True, "dense": True}
-    assert not any(a["stats"]["reused"].values()) and b["metrics"] == a["metrics"]
+def test_second_identical_run_is_served_whole_and_a_changed_one_reuses_every_stage(tmp_path):
+    runs = {"a": [], "b": [], "c": ["tau=0.3"]}  # b: the same command as a; c: another result, same stages
+    for name, extra in runs.items():
+        done = rag_bench("embedder=fake", *extra, f"hydra.run.dir={tmp_path / name}", cache=tmp_path / "cache")
+        assert done.returncode == 0, done.stderr
+    a, b, c = (json.loads((tmp_path / name / "metrics.json").read_text()) for name in runs)
+    assert a["stats"]["embedded"] > 0 and not any(a["stats"]["reused"].values())
+    assert b["stats"]["reused"] == {"run": True} and b["stats"]["embedded"] == b["stats"]["cache_hits"] == 0
+    assert b["metrics"] == a["metrics"] and b["stats"]["work"] == a["stats"]["work"]
+    for name in ("config.yaml", "report.html", "per_question.csv", "per_question.parquet", "run.trec"):
+        assert (tmp_path / "b" / name).read_bytes() == (tmp_path / "a" / name).read_bytes(), name
+    assert c["stats"]["reused"] == {"chunks": True, "bm25": True, "dense": True} and c["stats"]["embedded"] == 0
+    assert c["config"]["tau"] == 0.3 and c["metrics"] != a["metrics"]
 
 
 @pytest.mark.parametrize(

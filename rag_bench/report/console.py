@@ -27,6 +27,8 @@ def console_table(payload: dict) -> str:
 
 def work_done(stats: dict) -> str:
     """What the run computed and what it took from the cache, e.g. "811 texts embedded, 0 vectors from cache"."""
+    if stats["reused"] == {"run": True}:  # run_folder/reuse.py
+        return "served from the run cache: an earlier run of this configuration on the same files and code"
     reused = [stage for stage, cached in stats["reused"].items() if cached]
     if reused and len(reused) == len(stats["reused"]) and not stats["embedded"]:
         return f"nothing embedded: {', '.join(reused)} reused from the cache"

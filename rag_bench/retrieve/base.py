@@ -81,6 +81,7 @@ class RetrievalStats:
     files: Mapping[str, str] = field(default_factory=dict)  # run-folder files (name -> text), e.g. the SQL run
     seconds: float = 0.0
     reused: bool = False  # the whole list came from the cache
+    keyed: bool = False  # it went through the candidate cache: its cache key names everything it depends on
     steps: Mapping[str, float] = field(default_factory=dict)  # seconds of named steps within ``seconds``
     # what only this retriever reports (an external one's source, latency, texts located ...), written to
     # metrics.json as stats.retrieval[<retriever name>]; None (not {}) so lists cached before it read back

@@ -50,7 +50,7 @@ class CachedRetriever:
         if reused:  # nothing was embedded or looked up this time; an index's log is from when the list was made
             files = {name: f"{REUSED_NOTE}\n{text}" for name, text in stats.files.items()}
             stats = replace(stats, embedded=0, cache_hits=0, reused=True, files=files)
-        stats = replace(stats, seconds=time.perf_counter() - start)
+        stats = replace(stats, seconds=time.perf_counter() - start, keyed=True)
         chunks = self.corpus.chunks if stored.chunks is None else stored.chunks
         return Candidates(chunks, stored.indices, stored.scores, stats)
 

@@ -119,6 +119,7 @@ def list_cost(found: Candidates, carries_index: bool) -> RetrievalStats:
         ann_recall=next((s.ann_recall for s in parts if s.ann_recall is not None), None) if carries_index else None,
         seconds=sum(s.seconds for s in parts) + extra,
         reused=all(s.reused for s in parts),
+        keyed=all(s.keyed for s in parts),
     )
 
 

@@ -25,26 +25,33 @@ def write_run(
 
     ``fingerprint`` (``run_folder.fingerprint``) is recorded with the metrics: what the numbers depend on.
     """
+    return write_outputs(result, out_dir, config_text, fingerprint)[0]
+
+
+def write_outputs(
+    result: RunResult, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
+) -> tuple[dict, list[Path]]:
+    """``write_run``, also returning the files written (metrics.json last)."""
     # metrics.json marks a finished run: drop an earlier run's before replacing its other files, so a
     # write that fails midway never leaves old metrics beside new files (a resumed sweep would keep them)
     (out_dir / "metrics.json").unlink(missing_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
-    write_text(out_dir / "config.yaml", text)
+    written = [write_text(out_dir / "config.yaml", text)]
     explanation = explain(result)  # failure classes and configuration work (report/run_report.py)
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
     payload["code"] = code_version()  # the rag-bench source that computed these numbers
-    write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
-    write_trec(result, out_dir / "run.trec")
+    written += write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
+    written.append(write_trec(result, out_dir / "run.trec"))
     if result.evaluation.documents is not None:
-        write_document_trec(result, out_dir / "run_documents.trec")
+        written.append(write_document_trec(result, out_dir / "run_documents.trec"))
     for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
-        write_text(out_dir / name, text)
+        written.append(write_text(out_dir / name, text))
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
-    write_text(out_dir / "metrics.json", json.dumps(payload, indent=2) + "\n")
-    return payload
+    written.append(write_text(out_dir / "metrics.json", json.dumps(payload, indent=2) + "\n"))
+    return payload, written
 
 
 def config_yaml(config) -> str:
@@ -115,7 +122,7 @@ def ann_metric(result: RunResult) -> dict[str, float]:
     return {f"{name}@{depth}": value for name, value in found.items() if value is not None}
 
 
-def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
+def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
 
     Scores are written so that any TREC tool ranks the chunks exactly as rag-bench did
@@ -128,7 +135,7 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
         for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: len(row)]), strict=True), start=1):
             chunk_id = ids.get(c) or ids.setdefault(c, result.chunks[c].id)
             lines.append(f"{question.id} Q0 {chunk_id} {rank} {score!r} {tag}\n")
-    write_text(path, "".join(lines))
+    return write_text(path, "".join(lines))
 
 
 def trec_scores(scores: np.ndarray) -> list[float]:
@@ -150,7 +157,7 @@ def trec_scores(scores: np.ndarray) -> list[float]:
     return out
 
 
-def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> None:
+def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     """The document ranking (a document ranks where its first chunk ranks), in trec_eval's order."""
     run = result.evaluation.documents
     lines = []
@@ -160,7 +167,7 @@ def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -
                 break
             value = float(score) if math.isfinite(score) else -1e9
             lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {value!r} {tag}\n")
-    write_text(path, "".join(lines))
+    return write_text(path, "".join(lines))
 
 
 def _number(value: float) -> float | None:

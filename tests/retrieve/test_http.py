@@ -4,6 +4,7 @@ Every server here stops when its ``with`` block ends (success or failure); every
 settings below (timeouts of a fraction of a second, at most two retries).
 """
 
+import json
 import os
 import signal
 import socket
@@ -16,7 +17,7 @@ import pytest
 from rag_bench.errors import ConfigError, DataError, ServiceError
 from rag_bench.fakes.retrieval_server import FakeRetrievalServer
 
-from .conftest import write_filtered_dataset
+from .conftest import rag_bench_cli, write_filtered_dataset
 
 ANSWERS = {
     "q1": [
@@ -58,6 +59,19 @@ def test_a_clean_run_posts_each_question_once(http_run):
     details = result.stats.retrieval["http"]
     assert (details["requests"], details["retries"], details["from_cache"]) == (3, 0, 0)
     assert result.stats.retriever == f"http {server.url}"
+    assert result.reusable is False  # a service may answer otherwise tomorrow: its runs are never served whole
+
+
+def test_a_run_of_a_service_asks_it_again_and_is_never_served_from_the_run_cache(tiny, tmp_path):
+    with FakeRetrievalServer(ANSWERS) as server:
+        for name in ("a", "b"):
+            overrides = (f"dataset.path={tiny}", "embedder=fake", "retrieval=http", f"retrieval.url={server.url}")
+            out = f"hydra.run.dir={tmp_path / name}"
+            done = rag_bench_cli(*overrides, "retrieval.cache=false", *FAST, out, cache=tmp_path / "cache")
+            assert done.returncode == 0, done.stderr
+        assert len(server.received()) == 6  # three questions, asked by each run
+    stats = json.loads((tmp_path / "b" / "metrics.json").read_text())["stats"]
+    assert stats["reused"] != {"run": True} and stats["retrieval"]["http"]["requests"] == 3
 
 
 def test_429_waits_for_retry_after(http_run):

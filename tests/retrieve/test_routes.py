@@ -91,6 +91,7 @@ def test_jsonl_file_route(tmp_path, run_with, reference, text_results):
     assert_matches(result.evaluation.per_question, reference)
     details = result.stats.retrieval["external"]
     assert details["located_exact"] == details["results"] and details["ambiguous"] == details["unmentioned"] == 0
+    assert result.reusable is False
 
 
 def test_http_route(tmp_path, run_with, reference, text_results):
@@ -122,6 +123,7 @@ def test_python_route(run_with, reference):
     )
     assert_matches(result.evaluation.per_question, reference)
     assert result.stats.retriever == "python kestrel_chain:search"
+    assert result.reusable is False  # a function of the user's: its runs are never served from the run cache
 
 
 def test_langchain_route_uses_start_index(run_with, reference):
@@ -130,6 +132,7 @@ def test_langchain_route_uses_start_index(run_with, reference):
     assert_matches(result.evaluation.per_question, reference)
     details = result.stats.retrieval["langchain"]
     assert details["by_offsets"] == details["results"] > 0 and details["located_exact"] == 0
+    assert result.reusable is False
 
 
 def test_python_api_with_a_function_and_with_a_langchain_retriever(tmp_path, kestrel, reference):

@@ -13,6 +13,7 @@ def test_rag_bench_own_retrievers_are_named_and_report_no_details(tiny, tmp_path
     assert hybrid.stats.retriever == "hybrid(bm25, dense)" and hybrid.stats.retrieval == {}
     bm25 = run_with(f"dataset.path={tiny}", "retrieval=bm25")
     assert bm25.stats.retriever == "bm25"
+    assert hybrid.reusable and bm25.reusable  # every list through the candidate cache: may be served whole
     payload = write_run(bm25, tmp_path / "run")
     stats = json.loads((tmp_path / "run" / "metrics.json").read_text())["stats"]
     assert stats["retriever"] == payload["stats"]["retriever"] == "bm25" and stats["retrieval"] == {}

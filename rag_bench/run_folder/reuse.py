@@ -1,0 +1,75 @@
+"""A finished run served again: the output files of an earlier run of the same configuration on the same files.
+
+A run's numbers are a function of its config.yaml, the files it reads (``fingerprint``: the dataset
+folder and every file a setting names) and the code (``code_version``), as long as every ranked list
+it scores is one the candidate cache keys by what it depends on (``RunResult.reusable``: rag-bench's
+own retrievers; never an HTTP service, a Python function or LangChain, whose answers may change).
+Such a run's output files are kept in the cache, namespace ``runs``, under
+
+    key = sha256("run", config.yaml text, fingerprint, code_version)
+
+and a later run with the same key writes them into its own folder instead of running the pipeline.
+They are byte for byte what running it again would write (every output is a function of the key),
+except metrics.json's ``stats``, which tell what this run did: nothing embedded, no vector read,
+no API call, ``reused: {"run": true}`` and its own seconds. What the stats say of the configuration
+itself (chunks, index size, ``work``) is kept. A changed setting, dataset file or line of rag-bench
+gives another key, so a stale result is never served; a damaged entry fails its checksum and the
+run is computed again.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+from pathlib import Path
+
+from rag_bench.cache import DiskCache, code_version, digest
+from rag_bench.files import write_bytes, write_text
+
+NAMESPACE = "runs"
+METRICS = "metrics.json"
+
+
+def run_key(config_text: str, fingerprint: dict[str, str]) -> str:
+    """The cache key of a run's outputs: its config.yaml, the files it reads, and the code."""
+    return digest("run", config_text, sorted(fingerprint.items()), code_version())
+
+
+def keep(cache: DiskCache, key: str, written: list[Path]) -> None:
+    """Store the files a run wrote (``write_outputs``' list, metrics.json among them) under ``key``."""
+    files = {path.name: path.read_bytes() for path in written}
+    cache.put(NAMESPACE, key, pickle.dumps(files, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def serve(cache: DiskCache, key: str, out_dir: Path) -> dict | None:
+    """Write the outputs kept under ``key`` into ``out_dir`` (metrics.json last); their metrics, or None on a miss."""
+    start = time.perf_counter()
+    blob = cache.get(NAMESPACE, key)
+    files = _files(blob) if blob is not None else None
+    if files is None:
+        return None
+    payload = json.loads(files.pop(METRICS))
+    (out_dir / METRICS).unlink(missing_ok=True)  # as write_outputs: no old metrics beside new files
+    for name, data in files.items():
+        write_bytes(out_dir / name, data)
+    payload["stats"] = served_stats(payload["stats"], time.perf_counter() - start)
+    write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n")
+    return payload
+
+
+def served_stats(stats: dict, seconds: float) -> dict:
+    """A served run's ``stats``: what the configuration is (chunks, index, work) kept, what this run did zeroed."""
+    done = {"embedded": 0, "cache_hits": 0, "tokens": 0, "cost_usd": 0.0, "api": {}}
+    return stats | done | {"reused": {"run": True}, "seconds": {"run": round(seconds, 4)}}
+
+
+def _files(blob: bytes) -> dict[str, bytes] | None:
+    """The kept files, or None when the entry is not what ``keep`` writes (read as a miss)."""
+    try:
+        files = pickle.loads(blob)
+    except Exception:  # an entry that passed its checksum but cannot be read (another Python): a miss
+        return None
+    valid = isinstance(files, dict) and METRICS in files
+    names = valid and all(isinstance(k, str) and Path(k).name == k and k not in (".", "..") for k in files)
+    return files if names and all(isinstance(v, bytes) for v in files.values()) else None
