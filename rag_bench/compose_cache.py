@@ -12,10 +12,17 @@ cache (namespace ``composed``, pickled, as Hydra's own launchers pickle job conf
 
 where the sources digest covers every file below each folder or package source (relative path and
 content) and every ConfigStore node (pickled: values, types and flags). A hit whose ``env_copy``
-values differ from the environment's is composed again. Composing as Hydra does is the fallback
-whenever something falls outside that key: a search path added by a config or an override
-(``hydra.searchpath``), a source of another kind, a node that does not pickle, a cache that cannot
-be written.
+values differ from the environment's is composed again.
+
+The output folder (``hydra.sweep.dir=...``, ``hydra.run.dir=...``, new for every sweep) would make
+every key new, so such an override is composed with a placeholder value, and the real value is put
+back into the composed config: composing applies it as one ``OmegaConf.update`` of a string and
+records it in ``hydra.overrides.hydra``, so placing the value and the override line there is what
+Hydra does with it (``test_compose_cache.py`` checks the result pickles equal to Hydra's).
+
+Composing as Hydra does is the fallback whenever something falls outside that key: a search path
+added by a config or an override (``hydra.searchpath``), a source of another kind, a node that does
+not pickle, a cache that cannot be written.
 """
 
 from __future__ import annotations
@@ -36,6 +43,8 @@ from rag_bench.cache import DiskCache, default_cache_dir, digest
 
 NAMESPACE = "composed"
 SEARCHPATH = "hydra.searchpath"
+FOLDERS = ("hydra.sweep.dir", "hydra.run.dir")  # output folders: composed with PLACEHOLDER, then placed
+PLACEHOLDER = "RAG_BENCH_OUTPUT_FOLDER"
 
 
 class CachedComposer:
@@ -65,17 +74,17 @@ class CachedComposer:
         """The composed config: from the cache when these inputs were composed before, else Hydra's."""
         if any(o.lstrip("+~").startswith(SEARCHPATH) for o in overrides):
             return self._hydra(config_name, overrides)
-        key = digest(NAMESPACE, *self.base, os.getcwd(), config_name, overrides, self.sources)
-        kept = self._read(key)
-        if kept is not None:
-            return kept
-        config = self._hydra(config_name, overrides)
-        try:
-            env = {name: os.environ.get(name) for name in config.hydra.job.env_copy}
-            self.cache.put(NAMESPACE, key, pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL))
-        except (OSError, pickle.PicklingError, TypeError, AttributeError):
-            pass  # not kept: the next run composes it again
-        return config
+        generic, folders = output_folders(overrides)
+        key = digest(NAMESPACE, *self.base, os.getcwd(), config_name, generic, self.sources)
+        config = self._read(key)
+        if config is None:
+            config = self._hydra(config_name, generic)
+            try:
+                env = {name: os.environ.get(name) for name in config.hydra.job.env_copy}
+                self.cache.put(NAMESPACE, key, pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL))
+            except (OSError, pickle.PicklingError, TypeError, AttributeError):
+                pass  # not kept: the next run composes it again
+        return place(config, folders)
 
     def _hydra(self, config_name: str | None, overrides: list[str]) -> DictConfig:
         return self.loader.load_configuration(config_name=config_name, overrides=overrides, run_mode=RunMode.RUN)
@@ -89,6 +98,33 @@ class CachedComposer:
         if not isinstance(config, DictConfig) or not isinstance(env, dict):
             return None
         return config if all(os.environ.get(name) == value for name, value in env.items()) else None
+
+
+def output_folders(overrides: list[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
+    """``overrides`` with each plain output-folder override's value replaced by ``PLACEHOLDER``, and
+    (key, value, override line) of each one replaced."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    generic, folders = [], []
+    for line in overrides:
+        key, sep, _ = line.partition("=")
+        if sep and key.strip() in FOLDERS:
+            parsed = OverridesParser.create().parse_override(line)
+            plain = not (parsed.is_add() or parsed.is_force_add() or parsed.is_delete() or parsed.is_sweep_override())
+            if plain and isinstance(parsed.value(), str):  # not +, ++, ~, a sweep, a list or a number
+                folders.append((parsed.key_or_group, parsed.value(), parsed.input_line))
+                line = f"{parsed.key_or_group}={PLACEHOLDER}"
+        generic.append(line)
+    return generic, folders
+
+
+def place(config: DictConfig, folders: list[tuple[str, str, str]]) -> DictConfig:
+    """``config`` composed with placeholders, with each output folder's value and override line put back."""
+    lines = config.hydra.overrides.hydra
+    for key, value, line in folders:
+        OmegaConf.update(config, key, value, merge=True)
+        lines[list(lines).index(f"{key}={PLACEHOLDER}")] = line
+    return config
 
 
 def job_name() -> str | None:

@@ -49,6 +49,20 @@ def test_a_cached_config_is_the_one_hydra_composes_and_is_read_back_without_hydr
     assert OmegaConf.get_type(again, "hydra").__name__ == "HydraConf"
 
 
+@pytest.mark.parametrize("folder", ["/tmp/sweeps/b", '"/tmp/with space/${now:%H-%M}"', "runs/${hydra.job.name}"])
+def test_a_sweep_into_another_folder_reads_the_configs_back_with_its_own_folder(configs, monkeypatch, folder):
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
+        loader, first = loader_and_master(configs, "hydra.sweep.dir=/tmp/sweeps/a", "hydra.run.dir=out/a")
+        load_sweep_config(CachedComposer.create(loader, first), first, JOB)
+        loader, master = loader_and_master(configs, f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b")
+        fresh = loader.load_sweep_config(master, JOB)
+        monkeypatch.setattr(loader, "load_configuration", refuse)
+        served = load_sweep_config(CachedComposer.create(loader, master), master, JOB)
+    assert pickle.dumps(served) == pickle.dumps(fresh)
+    assert OmegaConf.to_container(served.hydra.overrides.hydra) == [f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b"]
+    assert served.hydra.sweep.dir == fresh.hydra.sweep.dir and served.hydra.run.dir == "out/b"
+
+
 def test_another_job_a_changed_config_file_or_env_copy_value_composes_again(configs, monkeypatch):
     calls = []
     monkeypatch.setenv("RB_TEST_VALUE", "one")
