@@ -34,6 +34,11 @@ def default_cache_dir() -> Path:
     return Path(base) / "rag-bench"
 
 
+def cache_root(cache_dir: str | Path | None) -> Path:
+    """The folder a ``cache_dir`` setting names (``~`` expanded); None or empty: ``default_cache_dir()``."""
+    return Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+
+
 def digest(*parts: object) -> str:
     """A stable hex key for ``parts`` (strings, numbers, or anything with a stable repr)."""
     h = hashlib.sha256()

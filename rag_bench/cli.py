@@ -239,10 +239,10 @@ def run_or_serve(config, out_dir: Path, text: str, prints: dict[str, str]) -> di
 
 def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
     """The setting that chooses where the failed file lives: the cache folder, or the run folder."""
-    from rag_bench.cache import default_cache_dir
+    from rag_bench.cache import cache_root
     from rag_bench.files import inside
 
-    cache = Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+    cache = cache_root(cache_dir)
     if inside(exc.filename, cache):
         return f"cache_dir=... or RAG_BENCH_CACHE (now {cache}) can name a writable folder"
     return RUN_DIR_HINT if out_dir is not None and inside(exc.filename, out_dir) else ""

@@ -39,7 +39,7 @@ from hydra.core.utils import JobRuntime
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from rag_bench.cache import DiskCache, default_cache_dir, digest
+from rag_bench.cache import DiskCache, cache_root, digest
 
 NAMESPACE = "composed"
 SEARCHPATH = "hydra.searchpath"
@@ -68,7 +68,7 @@ class CachedComposer:
         if sources is None:
             return None
         cache_dir = OmegaConf.select(master, "cache_dir", default=None)
-        return cls(loader, DiskCache(Path(cache_dir).expanduser() if cache_dir else default_cache_dir()), sources)
+        return cls(loader, DiskCache(cache_root(cache_dir)), sources)
 
     def compose(self, config_name: str | None, overrides: list[str]) -> DictConfig:
         """The composed config: from the cache when these inputs were composed before, else Hydra's."""

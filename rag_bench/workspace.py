@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from rag_bench.cache import DiskCache, default_cache_dir, digest
+from rag_bench.cache import DiskCache, cache_root, digest
 from rag_bench.embed.base import Embedder, vector_cache_name
 from rag_bench.embed.store import Tally, VectorStore
 
@@ -32,7 +32,7 @@ class Workspace:
     @classmethod
     def open(cls, cache_dir: str | Path | None) -> Workspace:
         """A new workspace over the cache folder ``cache_dir`` (``None``: the default folder)."""
-        return cls(DiskCache(Path(cache_dir).expanduser() if cache_dir else default_cache_dir()))
+        return cls(DiskCache(cache_root(cache_dir)))
 
     def remember(self, kind: str, key: str, build: Callable[[], T]) -> T:
         """The object built for ``key`` earlier in this process, else ``build()`` (kept, LRU)."""

@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from rag_bench.report.plot_style import SIZE, PlotData
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plot_style import SIZE
 
 LATENCY = "latency_ms_p95"
 METHOD_KEYS = ("retrieval.index.method", "retrieval/index", "retrieval.index")  # first one the sweep set wins

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from rag_bench.errors import RagBenchError
 
@@ -27,12 +27,14 @@ class SweepReport(Callback):
         self.metric, self.alpha, self.seed = metric, alpha, seed
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
+        from rag_bench.cache import DiskCache, cache_root
         from rag_bench.report.sweep_cli import DEFAULT_METRIC, ReportOptions, report_sweep
 
         folder = Path(config.hydra.sweep.dir)
         options = ReportOptions(metric=self.metric or DEFAULT_METRIC, alpha=self.alpha, seed=self.seed)
+        cache = DiskCache(cache_root(OmegaConf.select(config, "cache_dir")))  # the sweep's cache, as its points'
         try:
-            written = report_sweep(folder, options=options)
+            written = report_sweep(folder, options=options, cache=cache)
         except RagBenchError as exc:  # the points are written; a report problem must not hide them
             log.warning("sweep report not written: %s (retry: rag-bench report %s)", exc, folder)
             return

@@ -18,7 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
-from rag_bench.report.plot_style import PlotData, byte_unit, figure, legend
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plot_style import byte_unit, figure, legend
 
 API_COST = ("work_cost_usd", "estimated API cost of the configuration (USD)")
 MODEL_INPUT = ("work_chars", "model input of the configuration (million characters embedded or reranked)")

@@ -17,7 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from rag_bench.report.marks import DIFF
-from rag_bench.report.plot_style import MARKERS, MAX_LINES, PlotData, figure, legend, setting, value
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plot_style import MARKERS, MAX_LINES, figure, legend, setting, value
 
 DODGE = 0.025  # horizontal nudge between neighbouring lines, in log2 units (log axes) or share of the range
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -16,15 +14,6 @@ MAX_LINES = 8  # curves per plot; the configurations with the highest metric are
 SIZE = (8.5, 5.0)  # inches
 DPI = 120
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")  # one per line, so lines that cross stay apart in grey print
-
-
-@dataclass(frozen=True)
-class PlotData:
-    """What every plot reads: the marked summary table (``best``, ``diff_best``), the headline metric, swept columns."""
-
-    table: pd.DataFrame
-    metric: str
-    swept: tuple[str, ...]
 
 
 def figure(size: tuple[float, float] = SIZE, columns: int = 1) -> tuple[Figure, list[Axes]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -18,28 +19,26 @@ from rag_bench.files import write_via
 from rag_bench.report.ann_plot import ann_tuning_plot
 from rag_bench.report.cost_plot import cost_plot
 from rag_bench.report.curve_plot import curve_plot
-from rag_bench.report.plot_style import (
-    DPI,
-    MARKERS,
-    MAX_LINES,
-    PlotData,
-    byte_unit,
-    figure,
-    legend,
-    point_label,
-)
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plot_style import DPI, MARKERS, MAX_LINES, byte_unit, figure, legend, point_label
 
 
 def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
-    """Write each plot the sweep has data for into ``out_dir``; return their paths."""
+    """Write each plot the sweep has data for into ``out_dir``; return their paths.
+
+    Drawn in matplotlib's default style, whatever a matplotlibrc says: an image is a function of
+    the data, this code and matplotlib's version (``kept.py`` keeps it under those).
+    """
     written = []
-    for name, draw in PLOTS.items():
-        drawn = draw(data)
-        if drawn is None:
-            continue
-        out_dir.mkdir(parents=True, exist_ok=True)
-        write_via(out_dir / name, lambda tmp, drawn=drawn: drawn.savefig(tmp, dpi=DPI, bbox_inches="tight"))
-        written.append(out_dir / name)
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # the backend (Agg, plot_style.py) is left as it is
+        for name, draw in PLOTS.items():
+            drawn = draw(data)
+            if drawn is None:
+                continue
+            out_dir.mkdir(parents=True, exist_ok=True)
+            write_via(out_dir / name, lambda tmp, drawn=drawn: drawn.savefig(tmp, dpi=DPI, bbox_inches="tight"))
+            written.append(out_dir / name)
     return written
 
 

@@ -6,12 +6,14 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_bench.cache import DiskCache, default_cache_dir
 from rag_bench.errors import ConfigError
 from rag_bench.files import write_atomic
 from rag_bench.report.blocks import write_documents
 from rag_bench.report.document import build
-from rag_bench.report.marks import mark_points, with_marks
-from rag_bench.report.plots import PlotData, make_plots
+from rag_bench.report.kept import kept_marks, kept_plots
+from rag_bench.report.marks import with_marks
+from rag_bench.report.plot_data import PlotData
 from rag_bench.report.sweep import collect
 
 DEFAULT_METRIC = "ndcg@10"
@@ -28,13 +30,22 @@ class ReportOptions:
     test_fraction: float = 0.5
 
 
-def report_sweep(sweep_dir: Path, out_dir: Path | None = None, options: ReportOptions = ReportOptions()) -> list[Path]:
-    """Aggregate every point of ``sweep_dir`` and write the summary, report and plots; return the files written."""
+def report_sweep(
+    sweep_dir: Path,
+    out_dir: Path | None = None,
+    options: ReportOptions = ReportOptions(),
+    cache: DiskCache | None = None,
+) -> list[Path]:
+    """Aggregate every point of ``sweep_dir`` and write the summary, report and plots; return the files written.
+
+    Marks and plots are kept in ``cache`` (default: the default cache folder) by ``kept.py``.
+    """
     if not 0 < options.alpha < 1:
         raise ConfigError(f"--alpha ({options.alpha}) must be between 0 and 1, e.g. 0.05")
     out = sweep_dir if out_dir is None else out_dir
+    cache = cache if cache is not None else DiskCache(default_cache_dir())
     sweep = collect(sweep_dir)
-    marks = mark_points(sweep, options.metric, options.alpha, options.seed, options.test_fraction)
+    marks = kept_marks(cache, sweep, options.metric, options.alpha, options.seed, options.test_fraction)
     table = with_marks(sweep.table, marks)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -42,7 +53,7 @@ def report_sweep(sweep_dir: Path, out_dir: Path | None = None, options: ReportOp
         raise ConfigError(f"--out {out} cannot be created ({exc.strerror})") from exc
     write_atomic(out / "summary.csv", lambda handle: table.to_csv(handle, index=False, encoding="utf-8"))
     write_atomic(out / "summary.parquet", lambda handle: table.to_parquet(handle, index=False))
-    plots = make_plots(PlotData(table, marks.metric, tuple(sweep.swept)), out / PLOTS_FOLDER)
+    plots = kept_plots(cache, PlotData(table, marks.metric, tuple(sweep.swept)), out / PLOTS_FOLDER)
     documents = write_documents(build(sweep, marks, table, plots, out), out)
     return [out / "summary.csv", out / "summary.parquet", *documents, *plots]
 

@@ -6,6 +6,8 @@ import numpy as np
 
 # what the configuration needs of its models whatever the sweep order (stats.work, report/work.py); NaN when unrecorded
 CONFIG_WORK = ("work_chars", "work_cost_usd")
+# what a run did, which depends on what earlier runs left in the cache (a repeated sweep differs only here)
+RUN_WORK = ("seconds", "embedded", "cache_hits", "tokens", "cost_usd")
 
 
 def work_columns(stats: dict) -> dict[str, float]:

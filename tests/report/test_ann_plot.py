@@ -3,7 +3,8 @@
 import pandas as pd
 
 from rag_bench.report.ann_plot import ann_tuning_plot
-from rag_bench.report.plots import PLOTS, PlotData
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plots import PLOTS
 
 
 def _table(latency=True):

@@ -4,7 +4,8 @@ import pytest
 
 from rag_bench.report.cost_plot import cost_plot, pareto_front
 from rag_bench.report.marks import mark_points, with_marks
-from rag_bench.report.plot_style import PlotData, value
+from rag_bench.report.plot_data import PlotData
+from rag_bench.report.plot_style import value
 from rag_bench.report.plots import chunk_size_plot, dimension_plot, make_plots, recall_at_k_plot
 from rag_bench.report.sweep import collect
 
