@@ -10,7 +10,7 @@ from numbers import Real
 import numpy as np
 
 from rag_bench.errors import ConfigError
-from rag_bench.index import bm25_numpy, kernels
+from rag_bench.index import bm25_numpy, compiled, kernels
 from rag_bench.index.terms import Terms, corpus_terms, terms_of_tokens
 
 
@@ -103,7 +103,8 @@ class BM25Index:
             raise ConfigError(f"retrieval.bm25_variant ({variant!r}) must be one of: {', '.join(VARIANTS)}")
         vocab, term_of, doc_len = terms.vocab, terms.term_of, terms.doc_len
         n_docs, n_terms, n_tokens = len(doc_len), len(vocab), len(term_of)
-        post_term, post_doc, tf = _postings(term_of, doc_len, n_terms)  # (n_postings,) each
+        postings = _postings if compiled.LOOPS is None else compiled.postings  # numpy, or C's counting sort
+        post_term, post_doc, tf = postings(term_of, doc_len, n_terms)  # (n_postings,) each
         df = np.bincount(post_term, minlength=n_terms)  # (n_terms,)
         indptr = np.zeros(n_terms + 1, dtype=np.int64)
         np.cumsum(df, out=indptr[1:])
@@ -245,6 +246,7 @@ def _postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[n
     64-bit keys and a faster sort. When n_terms * n_docs does not fit, the documents are taken in
     blocks whose keys fit; a term's postings are then its postings in the first block, then the
     next (ascending documents), each placed directly (``_merge``, linear) rather than by a sort.
+    The numpy path: ``compiled.postings`` returns the same arrays from C, by a counting sort.
     """
     n_docs = len(doc_len)
     block = max(1, min(KEY32_LIMIT // max(n_terms, 1), n_docs))  # docs per block: term * block + doc < 2**32

@@ -24,6 +24,8 @@ from itertools import chain, count
 import numpy as np
 import pandas as pd  # factorize (a hash table in C); the pipeline loads pandas anyway
 
+from rag_bench.index import compiled
+
 MARKER = "\x00"  # the word between two texts; a text holding it is analyzed text by text instead
 # What str.split() splits at: the ASCII bytes below, and these code points mapped to " " first.
 _ASCII_SPACE = np.zeros(256, dtype=bool)
@@ -89,7 +91,8 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
 def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[str]]:
     """The words of ``text.split()`` numbered by first appearance: (n_words,) int64 codes, and the distinct words.
 
-    Works on the UTF-8 bytes (``_word_ranges``, ``_number``). A long text is cut at spaces into
+    Works on the UTF-8 bytes: in one pass of C where the extension is built (``compiled``),
+    else with numpy (``_word_ranges``, ``_number``), as follows. A long text is cut at spaces into
     ``parts`` pieces (default: ``THREADS``, one per CPU up to 4, each at least ``PART_BYTES``),
     numbered in threads (numpy and pandas release the GIL). Each piece's distinct words, piece
     after piece, are then numbered once more, which gives their codes over the whole text:
@@ -98,6 +101,8 @@ def word_codes(text: str, parts: int | None = None) -> tuple[np.ndarray, list[st
     if not text.isascii():
         text = text.translate(_OTHER_SPACE)
     raw = text.encode("utf-8")
+    if compiled.LOOPS is not None:
+        return compiled.number_words(raw)
     padded = raw if raw.endswith(_PAD_BYTES) else raw + _PAD_BYTES  # so that every 8-byte read fits
     data = np.frombuffer(padded, dtype=np.uint8)
     eight = np.ndarray((len(data) - 7,), dtype="<u8", buffer=data, strides=(1,))  # eight[i]: bytes i..i+7

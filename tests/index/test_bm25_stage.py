@@ -1,6 +1,7 @@
 """The BM25 stage of a real run: its build and search steps are timed apart, and its lists are rank-bm25's."""
 
 import numpy as np
+import pytest
 from rank_bm25 import BM25Okapi
 
 from rag_bench.compose import compose
@@ -9,6 +10,8 @@ from rag_bench.data.bundled import project_folder
 from rag_bench.index.analyzers import identifier_tokens
 from rag_bench.index.topk import top_k_row
 from rag_bench.pipeline import run
+
+pytestmark = pytest.mark.usefixtures("indexing")  # every test on the numpy path and on the C loops
 
 
 def bm25_run(tmp_path):

@@ -1,0 +1,521 @@
+/* _loops: the two hot loops of building a BM25 index over a corpus, in C.
+ *
+ * setup.py compiles this file when rag-bench is installed on a machine with a C compiler;
+ * rag_bench/index/compiled.py imports it when it was built, and terms.py and bm25.py run their
+ * numpy code otherwise. Both paths return the same arrays. Only the CPython C API and the buffer
+ * protocol are used (no numpy headers): inputs are bytes-like objects (bytes, numpy arrays), and
+ * the outputs are int64 arrays that the caller allocates (numpy's large allocations are cheaper to
+ * fill than a bytearray's) and passes in as writable buffers. The loops run without the GIL.
+ *
+ * count_words(text) -> n_words
+ * number_words(text, codes) -> words
+ *     text:  UTF-8 bytes. A word is a maximal run of bytes that are not ASCII whitespace (0x09-0x0D,
+ *            0x1C-0x1F, 0x20: what str.split() splits at below 0x80). Every other byte is a word
+ *            byte: NUL (rag-bench's marker word), the other control bytes, and every byte >= 0x80
+ *            (so a multi-byte UTF-8 character is never cut).
+ *     codes: (n_words,) int64, filled: each word's number, words numbered by first appearance.
+ *     words: bytes, the distinct words in number order joined by one space (b"" when none).
+ *     Example: b" ab cd\tab" -> n_words 3, codes [0, 1, 0], words b"ab cd".
+ *
+ * postings(term_of, doc_len, n_terms, term, doc, tf) -> n_postings
+ *     term_of: (n_tokens,) int64, the term id (0 <= id < n_terms) of every token, document after
+ *              document; doc_len: (n_docs,) int64 tokens per document (they sum to n_tokens).
+ *     term, doc, tf: (at least n_postings,) int64 each, their first n_postings filled: every
+ *              distinct (term, document) pair once, sorted by term then document, and how many
+ *              times the term occurs there. n_postings <= n_tokens.
+ *     Example: term_of [1, 0, 1, 1], doc_len [2, 2] (doc 0 holds terms 1 0, doc 1 holds 1 1)
+ *              -> n_postings 3, term [0, 1, 1], doc [0, 0, 1], tf [1, 1, 2].
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------
+ * number_words
+ * --------------------------------------------------------------------------------------------- */
+
+/* Whether byte b is one that str.split() splits at: 0x09-0x0D, 0x1C-0x1F or 0x20 (below 0x80; the
+ * other Unicode spaces are mapped to " " by the caller before encoding). Comparisons rather than a
+ * table, so that a compiler can test many bytes at once (count_words). */
+static int is_space(unsigned char b)
+{
+    return b == 0x20 || (unsigned char)(b - 0x09) <= 0x0D - 0x09 || (unsigned char)(b - 0x1C) <= 0x1F - 0x1C;
+}
+
+/* The distinct words found so far, by number. Their bytes are copied to one compact buffer, which
+ * is the "words" result: word k begins at bytes[offset[k]], and each word is followed by one space. */
+typedef struct {
+    unsigned char *bytes;
+    int64_t size, bytes_capacity;
+    int64_t *offset;
+    int64_t count, capacity;
+} Words;
+
+/* One slot of the open-addressing hash table: a word's first 16 bytes (as two little-endian
+ * numbers, zero past the word's end), its length and number. A word of up to 16 bytes is compared
+ * within its slot: one memory access per word of the text. Length 0: an empty slot. */
+typedef struct {
+    uint64_t head[2];
+    int64_t length, number;
+} Slot;
+
+/* The hash table: n_slots (a power of two) slots, kept at most half full, linear probing. */
+typedef struct {
+    Slot *slots;
+    uint64_t n_slots;
+} Table;
+
+/* A word: its bytes, length, first 16 bytes as in a Slot, and hash. */
+typedef struct {
+    const unsigned char *bytes;
+    int64_t length;
+    uint64_t head[2], hash;
+} Word;
+
+/* The first min(n, 8) bytes at p as a little-endian number (zero above them, and 0 if n <= 0); end is
+ * the end of the buffer, the one limit on reads. Example: b"ab" -> 0x6261. */
+static uint64_t eight_bytes(const unsigned char *p, int64_t n, const unsigned char *end)
+{
+    uint64_t w = 0;
+    if (n <= 0)
+        return 0;
+#if PY_LITTLE_ENDIAN
+    if (end - p >= 8) { /* one 8-byte read, the bytes past n masked off */
+        memcpy(&w, p, 8);
+        return n >= 8 ? w : w & ((1ULL << (8 * n)) - 1);
+    }
+#endif
+    for (int64_t k = 0; k < n && k < 8; k++)
+        w |= (uint64_t)p[k] << (8 * k);
+    return w;
+}
+
+/* The word of length bytes at p (in a buffer that ends at end) with its head and hash filled in. */
+static Word word_at(const unsigned char *p, int64_t length, const unsigned char *end)
+{
+    const uint64_t odd = 0x9E3779B97F4A7C15ULL; /* 2**64 / golden ratio: multiplying spreads bits up */
+    Word word = {p, length, {eight_bytes(p, length, end), length > 8 ? eight_bytes(p + 8, length - 8, end) : 0}, 0};
+    uint64_t h = (word.head[0] ^ (uint64_t)length) * odd;
+    h = (h ^ (h >> 32) ^ word.head[1]) * odd;
+    for (int64_t k = 16; k < length; k += 8) /* then 8 bytes at a time */
+        h = (h ^ (h >> 32) ^ eight_bytes(p + k, length - k, end)) * odd;
+    h ^= h >> 33; /* final avalanche (the splitmix64 finalizer): the table uses the low bits */
+    h *= 0xFF51AFD7ED558CCDULL;
+    word.hash = h ^ (h >> 33);
+    return word;
+}
+
+/* The table with twice the slots, every word moved to its slot there. 0, or -1 if out of memory. */
+static int grow_table(Table *table, const Words *words)
+{
+    uint64_t n_slots = table->n_slots * 2, mask = n_slots - 1;
+    Slot *slots = calloc(n_slots, sizeof(Slot));
+    if (slots == NULL)
+        return -1;
+    for (uint64_t i = 0; i < table->n_slots; i++) {
+        Slot old = table->slots[i];
+        if (old.length == 0)
+            continue;
+        const unsigned char *bytes = words->bytes + words->offset[old.number];
+        uint64_t j = word_at(bytes, old.length, words->bytes + words->size).hash & mask;
+        while (slots[j].length != 0)
+            j = (j + 1) & mask;
+        slots[j] = old;
+    }
+    free(table->slots);
+    table->slots = slots;
+    table->n_slots = n_slots;
+    return 0;
+}
+
+/* *buffer (room for *capacity items of item_size bytes) made to hold at least needed items, by doubling.
+ * 0, or -1 if out of memory (*buffer is then unchanged). */
+static int reserve(void *buffer, int64_t *capacity, int64_t needed, size_t item_size)
+{
+    if (needed <= *capacity)
+        return 0;
+    int64_t larger = 2 * *capacity > needed ? 2 * *capacity : needed;
+    void *moved = realloc(*(void **)buffer, (size_t)larger * item_size);
+    if (moved == NULL)
+        return -1;
+    *(void **)buffer = moved;
+    *capacity = larger;
+    return 0;
+}
+
+/* word appended to words (and a space), as word number words->count. 0, or -1 if out of memory. */
+static int add_word(Words *words, const Word *word)
+{
+    if (reserve(&words->offset, &words->capacity, words->count + 1, sizeof(int64_t)) < 0 ||
+        reserve(&words->bytes, &words->bytes_capacity, words->size + word->length + 1, 1) < 0)
+        return -1;
+    memcpy(words->bytes + words->size, word->bytes, (size_t)word->length);
+    words->offset[words->count++] = words->size;
+    words->size += word->length;
+    words->bytes[words->size++] = ' ';
+    return 0;
+}
+
+/* The number of word; a new word gets the next number. -1 if out of memory. */
+static int64_t number_of(Table *table, Words *words, const Word *word)
+{
+    if (2 * (words->count + 1) > (int64_t)table->n_slots && grow_table(table, words) < 0)
+        return -1;
+    uint64_t mask = table->n_slots - 1;
+    for (uint64_t i = word->hash & mask;; i = (i + 1) & mask) {
+        Slot *slot = &table->slots[i];
+        if (slot->length == 0) { /* an empty slot: the word is new */
+            if (add_word(words, word) < 0)
+                return -1;
+            *slot = (Slot){{word->head[0], word->head[1]}, word->length, words->count - 1};
+            return slot->number;
+        }
+        if (slot->length == word->length && slot->head[0] == word->head[0] && slot->head[1] == word->head[1] &&
+            (word->length <= 16 || /* same first 16 bytes: a longer word's other bytes are compared */
+             memcmp(words->bytes + words->offset[slot->number] + 16, word->bytes + 16, word->length - 16) == 0))
+            return slot->number;
+    }
+}
+
+/* How many words text[0 : size] holds: the word bytes that follow a space or begin the text. */
+static Py_ssize_t count_words(const unsigned char *text, Py_ssize_t size)
+{
+    Py_ssize_t n = size > 0 && !is_space(text[0]);
+    for (Py_ssize_t i = 1; i < size; i++)
+        n += (!is_space(text[i])) & is_space(text[i - 1]);
+    return n;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#define LOWEST_BYTE(bits) (__builtin_ctzll(bits) >> 3) /* the first byte of bits with a bit set */
+#else
+#define PREFETCH(address) ((void)0)
+#define LOWEST_BYTE(bits) lowest_byte(bits)
+static int lowest_byte(uint64_t bits)
+{
+    int k = 0;
+    for (; (bits & 0xFF) == 0; bits >>= 8)
+        k++;
+    return k;
+}
+#endif
+
+/* Where the word that goes on at text[i] ends: the first space in text[i : size], or size. */
+static Py_ssize_t word_end(const unsigned char *text, Py_ssize_t i, Py_ssize_t size)
+{
+#if PY_LITTLE_ENDIAN
+    while (size - i >= 8) { /* 8 bytes at a time: every space is a byte below 0x21 */
+        uint64_t w;
+        memcpy(&w, text + i, 8);
+        /* The high bit of each byte below 0x21 (exact for the first such byte; a borrow may also
+         * flag a later byte, never an earlier one). Bytes >= 0x80 are never flagged. */
+        uint64_t below = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
+        if (below == 0) {
+            i += 8;
+            continue;
+        }
+        i += LOWEST_BYTE(below);
+        if (is_space(text[i]))
+            return i;
+        i++; /* a control byte that is no space (NUL, 0x01, ...): part of the word */
+    }
+#endif
+    while (i < size && !is_space(text[i]))
+        i++;
+    return i;
+}
+
+/* Words hashed ahead of the one being numbered. The table is larger than the processor's nearer
+ * caches, so a word's slot is usually a slow read: asking for the slots of the next AHEAD words
+ * while numbering this one lets the reads overlap (0.25 s -> 0.14 s for the 6 M words of 50,000
+ * documents, 166,000 distinct). Words are still numbered strictly in text order. */
+#define AHEAD 32
+
+/* codes[n] = the number of the n-th word of text[0 : size]; words receives the distinct words.
+ * 0, -1 if out of memory, -2 if codes (n_codes items) is too short. Runs without the GIL (plain malloc). */
+static int number_all(const unsigned char *text, Py_ssize_t size, int64_t *codes, Py_ssize_t n_codes, Words *words)
+{
+    const unsigned char *end = text + size;
+    Table table = {calloc(1024, sizeof(Slot)), 1024};
+    if (table.slots == NULL)
+        return -1;
+    Word ahead[AHEAD]; /* a ring: the words queued (hashed) but not yet numbered are ahead[done..queued) */
+    int64_t queued = 0, done = 0, code = 0;
+    Py_ssize_t i = 0;
+    while (code >= 0) {
+        while (i < size && is_space(text[i]))
+            i++;
+        if (i < size) { /* one more word: text[start : i] */
+            Py_ssize_t start = i;
+            i = word_end(text, i, size);
+            Word *word = &ahead[queued++ % AHEAD];
+            *word = word_at(text + start, i - start, end);
+            PREFETCH(&table.slots[word->hash & (table.n_slots - 1)]);
+            if (queued - done < AHEAD)
+                continue;
+        }
+        if (done == queued) /* the text's end, every word numbered */
+            break;
+        if (done == n_codes) {
+            code = -2;
+            break;
+        }
+        code = codes[done] = number_of(&table, words, &ahead[done % AHEAD]);
+        done++;
+    }
+    free(table.slots);
+    return code < 0 ? (int)code : 0;
+}
+
+/* An int64 array from a bytes-like argument: its element count, or -1 with an exception set. */
+static Py_ssize_t int64_count(const Py_buffer *view, const char *name)
+{
+    if (view->len % (Py_ssize_t)sizeof(int64_t) != 0 || (uintptr_t)view->buf % sizeof(int64_t) != 0) {
+        PyErr_Format(PyExc_ValueError, "%s must be an aligned int64 buffer (%zd bytes)", name, view->len);
+        return -1;
+    }
+    return view->len / (Py_ssize_t)sizeof(int64_t);
+}
+
+static PyObject *py_count_words(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    Py_ssize_t n_words;
+    if (!PyArg_ParseTuple(args, "y*:count_words", &view))
+        return NULL;
+    Py_BEGIN_ALLOW_THREADS
+    n_words = count_words(view.buf, view.len);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromSsize_t(n_words);
+}
+
+static PyObject *py_number_words(PyObject *self, PyObject *args)
+{
+    Py_buffer view, codes;
+    if (!PyArg_ParseTuple(args, "y*w*:number_words", &view, &codes))
+        return NULL;
+    PyObject *joined = NULL;
+    Words words = {NULL, 0, 0, NULL, 0, 0};
+    Py_ssize_t n_codes = int64_count(&codes, "codes");
+    int status = -3; /* -3: codes was refused (int64_count set the exception) */
+    if (n_codes >= 0) {
+        Py_BEGIN_ALLOW_THREADS
+        status = number_all(view.buf, view.len, codes.buf, n_codes, &words);
+        Py_END_ALLOW_THREADS
+    }
+    if (status == 0) /* the distinct words, one space between two: the buffer less its last space */
+        joined = PyBytes_FromStringAndSize((const char *)words.bytes, words.size > 0 ? words.size - 1 : 0);
+    else if (status == -1)
+        PyErr_NoMemory();
+    else if (status == -2)
+        PyErr_Format(PyExc_ValueError, "codes (%zd items) is shorter than count_words(text)", n_codes);
+    free(words.bytes);
+    free(words.offset);
+    PyBuffer_Release(&view);
+    PyBuffer_Release(&codes);
+    return joined;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * postings: a counting sort of the tokens by term, in two rounds. The tokens come document by
+ * document and every placement keeps their order, so each term's documents come out ascending
+ * without a comparison sort. Round 1 appends each posting to the range of its term's group
+ * (2**shift consecutive term ids; about sqrt(n_terms) groups of sqrt(n_terms) terms); round 2
+ * places one group's postings at a time by term. Writing straight to every term's place would
+ * keep n_terms places open at once (64,000 on 50,000 documents), most of them out of the cache;
+ * each round keeps about sqrt(n_terms) open.
+ * Worked example: term_of [1, 0, 1, 1], doc_len [2, 2]: postings per term (df) [1, 2], so term 0's
+ * go to [0, 1) and term 1's to [1, 3). Round 1 (one group): (1, doc 0, tf 1), (0, 0, 1),
+ * (1, 1, 2). Round 2: (0, 0, 1), (1, 0, 1), (1, 1, 2).
+ * --------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    const int64_t *term_of, *doc_len; /* the input: (n_tokens,) and (n_docs,) */
+    int64_t n_docs, n_terms, shift;   /* term t is in group t >> shift */
+    int64_t *begin;                   /* (n_terms + 1,) where each term's postings begin; begin[n_terms] = n_postings */
+    int64_t *last;                    /* (n_terms,) the last document that held each term, -1 before any */
+    int64_t *at;                      /* (n_terms,) each term's current posting (round 1), next free place (round 2) */
+    int64_t *term, *doc, *tf;         /* (n_postings,) each: the result */
+} Postings;
+
+/* begin[t + 1] = the documents holding term t (its postings; begin is zeroed), then begin made
+ * cumulative. Returns the number of postings, or -1 if a term id is outside [0, n_terms). */
+static int64_t count_postings(Postings *w)
+{
+    int64_t token = 0;
+    for (int64_t t = 0; t < w->n_terms; t++)
+        w->last[t] = -1;
+    for (int64_t d = 0; d < w->n_docs; d++) {
+        for (int64_t stop = token + w->doc_len[d]; token < stop; token++) {
+            int64_t t = w->term_of[token];
+            if (t < 0 || t >= w->n_terms)
+                return -1;
+            if (w->last[t] != d) { /* the first token of t in document d */
+                w->last[t] = d;
+                w->begin[t + 1]++;
+            }
+        }
+    }
+    for (int64_t t = 0; t < w->n_terms; t++)
+        w->begin[t + 1] += w->begin[t];
+    return w->begin[w->n_terms];
+}
+
+/* Round 1: each (term, document) pair appended to its group's range, and its tf counted.
+ * next: (n_groups,) scratch. */
+static void by_group(Postings *w, int64_t *next)
+{
+    int64_t token = 0, n_groups = w->n_terms ? ((w->n_terms - 1) >> w->shift) + 1 : 0;
+    for (int64_t g = 0; g < n_groups; g++)
+        next[g] = w->begin[g << w->shift];
+    for (int64_t t = 0; t < w->n_terms; t++)
+        w->last[t] = -1;
+    for (int64_t d = 0; d < w->n_docs; d++) {
+        for (int64_t stop = token + w->doc_len[d]; token < stop; token++) {
+            int64_t t = w->term_of[token];
+            if (w->last[t] == d) { /* t seen before in d: one more occurrence */
+                w->tf[w->at[t]]++;
+                continue;
+            }
+            int64_t p = w->at[t] = next[t >> w->shift]++;
+            w->last[t] = d;
+            w->term[p] = t;
+            w->doc[p] = d;
+            w->tf[p] = 1;
+        }
+    }
+}
+
+/* Round 2: within each group's range, the postings placed by term (keeping their order).
+ * spare_doc, spare_tf: scratch for the largest group's postings. */
+static void by_term(Postings *w, int64_t *spare_doc, int64_t *spare_tf)
+{
+    for (int64_t t = 0; t < w->n_terms; t++)
+        w->at[t] = w->begin[t];
+    for (int64_t first = 0; first < w->n_terms; first += (int64_t)1 << w->shift) {
+        int64_t stop = first + ((int64_t)1 << w->shift) < w->n_terms ? first + ((int64_t)1 << w->shift) : w->n_terms;
+        int64_t lo = w->begin[first], n = w->begin[stop] - lo;
+        memcpy(spare_doc, w->doc + lo, (size_t)n * sizeof(int64_t));
+        memcpy(spare_tf, w->tf + lo, (size_t)n * sizeof(int64_t));
+        for (int64_t k = 0; k < n; k++) {
+            int64_t p = w->at[w->term[lo + k]]++;
+            w->doc[p] = spare_doc[k];
+            w->tf[p] = spare_tf[k];
+        }
+        for (int64_t t = first; t < stop; t++) /* the term column: runs of each term */
+            for (int64_t p = w->begin[t]; p < w->begin[t + 1]; p++)
+                w->term[p] = t;
+    }
+}
+
+static PyObject *py_postings(PyObject *self, PyObject *args)
+{
+    Py_buffer in[2], out[3]; /* term_of, doc_len; term, doc, tf */
+    Py_ssize_t n_terms, n_tokens, n_docs, total = 0, room[3] = {-1, -1, -1};
+    if (!PyArg_ParseTuple(args, "y*y*nw*w*w*:postings", &in[0], &in[1], &n_terms, &out[0], &out[1], &out[2]))
+        return NULL;
+    PyObject *result = NULL;
+    int64_t *next = NULL, *spare_doc = NULL, *spare_tf = NULL, n_postings, largest = 0;
+    Postings w = {in[0].buf, in[1].buf, 0, n_terms, 0, NULL, NULL, NULL, out[0].buf, out[1].buf, out[2].buf};
+    n_tokens = int64_count(&in[0], "term_of");
+    n_docs = w.n_docs = int64_count(&in[1], "doc_len");
+    for (int k = 0; k < 3 && n_tokens >= 0 && n_docs >= 0; k++)
+        room[k] = int64_count(&out[k], k == 0 ? "term" : k == 1 ? "doc" : "tf");
+    if (room[0] < 0 || room[1] < 0 || room[2] < 0)
+        goto done;
+    if (n_terms < 0) {
+        PyErr_Format(PyExc_ValueError, "n_terms (%zd) must be >= 0", n_terms);
+        goto done;
+    }
+    for (int64_t d = 0; d < n_docs; d++) { /* the document lengths must cover the tokens exactly */
+        if (w.doc_len[d] < 0 || w.doc_len[d] > n_tokens - total) {
+            PyErr_Format(PyExc_ValueError, "doc_len must be >= 0 and sum to len(term_of) (%zd)", n_tokens);
+            goto done;
+        }
+        total += (Py_ssize_t)w.doc_len[d];
+    }
+    if (total != n_tokens) {
+        PyErr_Format(PyExc_ValueError, "doc_len sums to %zd, not len(term_of) (%zd)", total, n_tokens);
+        goto done;
+    }
+    while (((int64_t)1 << (2 * w.shift)) < n_terms) /* groups of 2**shift terms, 2**shift >= sqrt(n_terms) */
+        w.shift++;
+    w.begin = calloc((size_t)n_terms + 1, sizeof(int64_t));
+    w.last = malloc(((size_t)n_terms + 1) * sizeof(int64_t));
+    w.at = malloc(((size_t)n_terms + 1) * sizeof(int64_t));
+    next = malloc((((size_t)n_terms >> w.shift) + 1) * sizeof(int64_t));
+    if (w.begin == NULL || w.last == NULL || w.at == NULL || next == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    n_postings = count_postings(&w);
+    Py_END_ALLOW_THREADS
+    if (n_postings < 0) {
+        PyErr_Format(PyExc_ValueError, "term_of holds a term id outside [0, n_terms) (n_terms = %zd)", n_terms);
+        goto done;
+    }
+    if (room[0] < n_postings || room[1] < n_postings || room[2] < n_postings) {
+        PyErr_Format(PyExc_ValueError, "term, doc and tf must hold n_postings (%lld) items", (long long)n_postings);
+        goto done;
+    }
+    for (int64_t first = 0; first < n_terms; first += (int64_t)1 << w.shift) { /* the largest group */
+        int64_t stop = first + ((int64_t)1 << w.shift) < n_terms ? first + ((int64_t)1 << w.shift) : n_terms;
+        largest = w.begin[stop] - w.begin[first] > largest ? w.begin[stop] - w.begin[first] : largest;
+    }
+    spare_doc = malloc(((size_t)largest + 1) * sizeof(int64_t));
+    spare_tf = malloc(((size_t)largest + 1) * sizeof(int64_t));
+    if (spare_doc == NULL || spare_tf == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    by_group(&w, next);
+    by_term(&w, spare_doc, spare_tf);
+    Py_END_ALLOW_THREADS
+    result = PyLong_FromLongLong((long long)n_postings);
+done:
+    free(w.begin);
+    free(w.last);
+    free(w.at);
+    free(next);
+    free(spare_doc);
+    free(spare_tf);
+    for (int k = 0; k < 2; k++)
+        PyBuffer_Release(&in[k]);
+    for (int k = 0; k < 3; k++)
+        PyBuffer_Release(&out[k]);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------
+ * The module
+ * --------------------------------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"count_words", py_count_words, METH_VARARGS,
+     "count_words(text) -> n_words: how many whitespace-separated words the UTF-8 bytes text holds."},
+    {"number_words", py_number_words, METH_VARARGS,
+     "number_words(text, codes) -> words: codes (n_words,) int64 filled with the words' numbers by first\n"
+     "appearance; returns the distinct words joined by single spaces."},
+    {"postings", py_postings, METH_VARARGS,
+     "postings(term_of, doc_len, n_terms, term, doc, tf) -> n_postings: the first n_postings items of the\n"
+     "int64 arrays term, doc, tf filled with every distinct (term, document) pair of the tokens, sorted by\n"
+     "term then document, and its count."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_loops", "The hot loops of building a BM25 index (see rag_bench/index/compiled.py).",
+    -1, methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__loops(void)
+{
+    return PyModule_Create(&module);
+}
