@@ -191,16 +191,15 @@ def run_job(cfg) -> float:
     from rag_bench.data.conventions import hint as conventions_hint
     from rag_bench.report.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
-    from rag_bench.run_folder.write import config_yaml, finished
+    from rag_bench.run_folder.write import finished
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
     config = None
     try:
         config = validate(cfg)
-        text = config_yaml(config)
         prints = fingerprint(config)
-        payload = finished(out_dir, text, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
+        payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return payload["metrics"].get(objective_name(config), float("nan"))
@@ -208,7 +207,7 @@ def run_job(cfg) -> float:
         if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
             PROCESS.hints.add(advice)
             print(advice, file=sys.stderr)
-        payload = run_or_serve(config, out_dir, text, prints)
+        payload = run_or_serve(config, out_dir, prints)
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
@@ -220,18 +219,18 @@ def run_job(cfg) -> float:
     return payload["metrics"].get(objective_name(config), float("nan"))
 
 
-def run_or_serve(config, out_dir: Path, text: str, prints: dict[str, str]) -> dict:
+def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
     """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
     from rag_bench.pipeline import run
     from rag_bench.run_folder import reuse
-    from rag_bench.run_folder.write import write_outputs
+    from rag_bench.run_folder.write import config_yaml, write_outputs
 
     workspace = PROCESS.workspace(config.cache_dir)
-    key = reuse.run_key(text, prints)
+    key = reuse.run_key(config, prints)
     payload = reuse.serve(workspace.cache, key, out_dir)
     if payload is None:
         result = run(config, workspace)
-        payload, written = write_outputs(result, out_dir, text, prints)
+        payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
         if result.reusable:
             reuse.keep(workspace.cache, key, written)
     return payload

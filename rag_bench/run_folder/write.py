@@ -59,7 +59,7 @@ def config_yaml(config) -> str:
     return OmegaConf.to_yaml(OmegaConf.structured(config))
 
 
-def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> dict | None:
+def finished(out_dir: Path, config, fingerprint: dict[str, str]) -> dict | None:
     """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
 
     The same config.yaml (up to ``quiet`` and ``cache_dir``, which change no result) is not
@@ -68,7 +68,9 @@ def finished(out_dir: Path, config_text: str, fingerprint: dict[str, str]) -> di
     rag-bench computed is run again, never mixed into this one's sweep.
     """
     metrics, saved = out_dir / "metrics.json", out_dir / "config.yaml"
-    if not (metrics.is_file() and saved.is_file()) or not _same_results(saved.read_text(encoding="utf-8"), config_text):
+    if not (metrics.is_file() and saved.is_file()):
+        return None
+    if not _same_results(saved.read_text(encoding="utf-8"), config_yaml(config)):
         return None
     try:
         payload = json.loads(metrics.read_text(encoding="utf-8"))

@@ -57,7 +57,8 @@ def test_a_resumed_sweep_reruns_points_whose_settings_code_or_dataset_changed(tm
     other_cache = tmp_path / "other-cache"
     calm = rag_bench(*args, "quiet=true", f"cache_dir={other_cache}", cache=cache)  # change no result
     assert calm.returncode == 0 and calm.stdout.count("skipped:") == 2, calm.stdout
-    assert not other_cache.exists()  # nothing was computed
+    # nothing was computed: the new cache holds only the job configs and the sweep report's parts
+    assert sorted(p.name for p in other_cache.iterdir()) == ["composed", "report"]
     k = rag_bench(*args, "ks=[1,5]", cache=cache)  # a setting that changes the results
     assert k.returncode == 0 and "skipped:" not in k.stdout, k.stdout
     assert rag_bench(*args, cache=cache).returncode == 0  # back to the default ks for the checks below

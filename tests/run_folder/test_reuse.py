@@ -2,6 +2,7 @@
 
 import json
 import pickle
+from dataclasses import dataclass, field
 
 import rag_bench.run_folder.reuse as reuse
 from rag_bench.cache import DiskCache
@@ -65,11 +66,31 @@ def test_a_miss_a_damaged_entry_and_a_foreign_one_are_not_served(tmp_path):
     assert list(out.iterdir()) == [] and not (tmp_path / "escape.txt").exists()
 
 
-def test_the_key_follows_the_config_the_files_and_the_code(monkeypatch):
-    base = reuse.run_key("tau: 0.5\n", {"dataset": "aa"})
-    assert reuse.run_key("tau: 0.5\n", {"dataset": "aa"}) == base
-    assert reuse.run_key("tau: 0.4\n", {"dataset": "aa"}) != base
-    assert reuse.run_key("tau: 0.5\n", {"dataset": "ab"}) != base
-    assert reuse.run_key("tau: 0.5\n", {"dataset": "aa", "chunker.contexts": "cc"}) != base
+@dataclass
+class Chunker:
+    size: int = 800
+    overlap: float = 0.0
+
+
+@dataclass
+class Settings:
+    tau: float = 0.5
+    ks: list = field(default_factory=lambda: [1, 5])
+    chunker: Chunker = field(default_factory=Chunker)
+
+
+def test_the_key_follows_every_setting_the_files_and_the_code(monkeypatch):
+    prints = {"dataset": "aa"}
+    base = reuse.run_key(Settings(), prints)
+    assert reuse.run_key(Settings(), dict(prints)) == base
+    changed = [
+        Settings(tau=0.4),
+        Settings(ks=[1, 5, 10]),
+        Settings(chunker=Chunker(size=400)),
+        Settings(chunker=Chunker(overlap=0)),  # 0 and 0.0 are written differently: another key
+    ]
+    assert len({reuse.run_key(s, prints) for s in changed} | {base}) == 5
+    assert reuse.run_key(Settings(), {"dataset": "ab"}) != base
+    assert reuse.run_key(Settings(), {"dataset": "aa", "chunker.contexts": "cc"}) != base
     monkeypatch.setattr(reuse, "code_version", lambda: "an edited rag-bench")
-    assert reuse.run_key("tau: 0.5\n", {"dataset": "aa"}) != base
+    assert reuse.run_key(Settings(), prints) != base
