@@ -4,27 +4,27 @@
  * rag_bench/index/compiled.py imports it when it was built, and terms.py and bm25.py run their
  * numpy code otherwise. Both paths return the same arrays. Only the CPython C API and the buffer
  * protocol are used (no numpy headers): inputs are bytes-like objects (bytes, numpy arrays), and
- * the outputs are int64 arrays that the caller allocates (numpy's large allocations are cheaper to
- * fill than a bytearray's) and passes in as writable buffers. The loops run without the GIL.
+ * the int64 outputs are new bytearrays that the caller views with np.frombuffer. (Plain malloc'd
+ * memory: numpy asks Linux for transparent huge pages on its large arrays, which where the kernel
+ * must compact memory to find them costs more to fault in than these loops take.) The loops run
+ * without the GIL.
  *
- * count_words(text) -> n_words
- * number_words(text, codes) -> words
+ * number_words(text) -> (codes, words)
  *     text:  UTF-8 bytes. A word is a maximal run of bytes that are not ASCII whitespace (0x09-0x0D,
  *            0x1C-0x1F, 0x20: what str.split() splits at below 0x80). Every other byte is a word
  *            byte: NUL (rag-bench's marker word), the other control bytes, and every byte >= 0x80
  *            (so a multi-byte UTF-8 character is never cut).
- *     codes: (n_words,) int64, filled: each word's number, words numbered by first appearance.
+ *     codes: bytearray, (n_words,) int64: each word's number, words numbered by first appearance.
  *     words: bytes, the distinct words in number order joined by one space (b"" when none).
- *     Example: b" ab cd\tab" -> n_words 3, codes [0, 1, 0], words b"ab cd".
+ *     Example: b" ab cd\tab" -> codes [0, 1, 0], words b"ab cd".
  *
- * postings(term_of, doc_len, n_terms, term, doc, tf) -> n_postings
+ * postings(term_of, doc_len, n_terms) -> (term, doc, tf)
  *     term_of: (n_tokens,) int64, the term id (0 <= id < n_terms) of every token, document after
  *              document; doc_len: (n_docs,) int64 tokens per document (they sum to n_tokens).
- *     term, doc, tf: (at least n_postings,) int64 each, their first n_postings filled: every
- *              distinct (term, document) pair once, sorted by term then document, and how many
- *              times the term occurs there. n_postings <= n_tokens.
+ *     term, doc, tf: bytearrays, (n_postings,) int64 each: every distinct (term, document) pair
+ *              once, sorted by term then document, and how many times the term occurs there.
  *     Example: term_of [1, 0, 1, 1], doc_len [2, 2] (doc 0 holds terms 1 0, doc 1 holds 1 1)
- *              -> n_postings 3, term [0, 1, 1], doc [0, 0, 1], tf [1, 1, 2].
+ *              -> term [0, 1, 1], doc [0, 0, 1], tf [1, 1, 2].
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -281,44 +281,43 @@ static Py_ssize_t int64_count(const Py_buffer *view, const char *name)
     return view->len / (Py_ssize_t)sizeof(int64_t);
 }
 
-static PyObject *py_count_words(PyObject *self, PyObject *args)
+/* A new bytearray for n int64 values, uninitialized; NULL with an exception set when out of memory. */
+static PyObject *int64_bytearray(Py_ssize_t n)
 {
-    Py_buffer view;
-    Py_ssize_t n_words;
-    if (!PyArg_ParseTuple(args, "y*:count_words", &view))
-        return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    n_words = count_words(view.buf, view.len);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    return PyLong_FromSsize_t(n_words);
+    if (n > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(int64_t))
+        return PyErr_NoMemory();
+    return PyByteArray_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
 }
 
 static PyObject *py_number_words(PyObject *self, PyObject *args)
 {
-    Py_buffer view, codes;
-    if (!PyArg_ParseTuple(args, "y*w*:number_words", &view, &codes))
+    Py_buffer view;
+    Py_ssize_t n_words;
+    if (!PyArg_ParseTuple(args, "y*:number_words", &view))
         return NULL;
-    PyObject *joined = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    n_words = count_words(view.buf, view.len);
+    Py_END_ALLOW_THREADS
+    PyObject *codes = int64_bytearray(n_words), *joined = NULL;
     Words words = {NULL, 0, 0, NULL, 0, 0};
-    Py_ssize_t n_codes = int64_count(&codes, "codes");
-    int status = -3; /* -3: codes was refused (int64_count set the exception) */
-    if (n_codes >= 0) {
+    int status = -3; /* -3: no codes (int64_bytearray set the exception) */
+    if (codes != NULL) {
         Py_BEGIN_ALLOW_THREADS
-        status = number_all(view.buf, view.len, codes.buf, n_codes, &words);
+        status = number_all(view.buf, view.len, (int64_t *)PyByteArray_AS_STRING(codes), n_words, &words);
         Py_END_ALLOW_THREADS
     }
     if (status == 0) /* the distinct words, one space between two: the buffer less its last space */
         joined = PyBytes_FromStringAndSize((const char *)words.bytes, words.size > 0 ? words.size - 1 : 0);
-    else if (status == -1)
-        PyErr_NoMemory();
-    else if (status == -2)
-        PyErr_Format(PyExc_ValueError, "codes (%zd items) is shorter than count_words(text)", n_codes);
+    else if (status != -3)
+        PyErr_NoMemory(); /* (-2, codes too short, cannot happen: count_words sized them) */
     free(words.bytes);
     free(words.offset);
     PyBuffer_Release(&view);
-    PyBuffer_Release(&codes);
-    return joined;
+    if (joined == NULL) {
+        Py_XDECREF(codes);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", codes, joined);
 }
 
 /* ------------------------------------------------------------------------------------------------
@@ -415,18 +414,16 @@ static void by_term(Postings *w, int64_t *spare_doc, int64_t *spare_tf)
 
 static PyObject *py_postings(PyObject *self, PyObject *args)
 {
-    Py_buffer in[2], out[3]; /* term_of, doc_len; term, doc, tf */
-    Py_ssize_t n_terms, n_tokens, n_docs, total = 0, room[3] = {-1, -1, -1};
-    if (!PyArg_ParseTuple(args, "y*y*nw*w*w*:postings", &in[0], &in[1], &n_terms, &out[0], &out[1], &out[2]))
+    Py_buffer in[2]; /* term_of, doc_len */
+    Py_ssize_t n_terms, n_tokens, n_docs, total = 0;
+    if (!PyArg_ParseTuple(args, "y*y*n:postings", &in[0], &in[1], &n_terms))
         return NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *out[3] = {NULL, NULL, NULL}; /* term, doc, tf */
     int64_t *next = NULL, *spare_doc = NULL, *spare_tf = NULL, n_postings, largest = 0;
-    Postings w = {in[0].buf, in[1].buf, 0, n_terms, 0, NULL, NULL, NULL, out[0].buf, out[1].buf, out[2].buf};
+    Postings w = {in[0].buf, in[1].buf, 0, n_terms, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     n_tokens = int64_count(&in[0], "term_of");
-    n_docs = w.n_docs = int64_count(&in[1], "doc_len");
-    for (int k = 0; k < 3 && n_tokens >= 0 && n_docs >= 0; k++)
-        room[k] = int64_count(&out[k], k == 0 ? "term" : k == 1 ? "doc" : "tf");
-    if (room[0] < 0 || room[1] < 0 || room[2] < 0)
+    n_docs = w.n_docs = n_tokens < 0 ? -1 : int64_count(&in[1], "doc_len");
+    if (n_docs < 0)
         goto done;
     if (n_terms < 0) {
         PyErr_Format(PyExc_ValueError, "n_terms (%zd) must be >= 0", n_terms);
@@ -460,10 +457,6 @@ static PyObject *py_postings(PyObject *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "term_of holds a term id outside [0, n_terms) (n_terms = %zd)", n_terms);
         goto done;
     }
-    if (room[0] < n_postings || room[1] < n_postings || room[2] < n_postings) {
-        PyErr_Format(PyExc_ValueError, "term, doc and tf must hold n_postings (%lld) items", (long long)n_postings);
-        goto done;
-    }
     for (int64_t first = 0; first < n_terms; first += (int64_t)1 << w.shift) { /* the largest group */
         int64_t stop = first + ((int64_t)1 << w.shift) < n_terms ? first + ((int64_t)1 << w.shift) : n_terms;
         largest = w.begin[stop] - w.begin[first] > largest ? w.begin[stop] - w.begin[first] : largest;
@@ -474,22 +467,28 @@ static PyObject *py_postings(PyObject *self, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
+    for (int k = 0; k < 3; k++)
+        if ((out[k] = int64_bytearray(n_postings)) == NULL)
+            goto done;
+    w.term = (int64_t *)PyByteArray_AS_STRING(out[0]);
+    w.doc = (int64_t *)PyByteArray_AS_STRING(out[1]);
+    w.tf = (int64_t *)PyByteArray_AS_STRING(out[2]);
     Py_BEGIN_ALLOW_THREADS
     by_group(&w, next);
     by_term(&w, spare_doc, spare_tf);
     Py_END_ALLOW_THREADS
-    result = PyLong_FromLongLong((long long)n_postings);
+    result = Py_BuildValue("(OOO)", out[0], out[1], out[2]);
 done:
+    for (int k = 0; k < 3; k++)
+        Py_XDECREF(out[k]);
     free(w.begin);
     free(w.last);
     free(w.at);
     free(next);
     free(spare_doc);
     free(spare_tf);
-    for (int k = 0; k < 2; k++)
-        PyBuffer_Release(&in[k]);
-    for (int k = 0; k < 3; k++)
-        PyBuffer_Release(&out[k]);
+    PyBuffer_Release(&in[0]);
+    PyBuffer_Release(&in[1]);
     return result;
 }
 
@@ -498,15 +497,12 @@ done:
  * --------------------------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
-    {"count_words", py_count_words, METH_VARARGS,
-     "count_words(text) -> n_words: how many whitespace-separated words the UTF-8 bytes text holds."},
     {"number_words", py_number_words, METH_VARARGS,
-     "number_words(text, codes) -> words: codes (n_words,) int64 filled with the words' numbers by first\n"
-     "appearance; returns the distinct words joined by single spaces."},
+     "number_words(text) -> (codes, words): the whitespace-separated words of the UTF-8 bytes text numbered\n"
+     "by first appearance ((n_words,) int64 in a bytearray), and the distinct words joined by single spaces."},
     {"postings", py_postings, METH_VARARGS,
-     "postings(term_of, doc_len, n_terms, term, doc, tf) -> n_postings: the first n_postings items of the\n"
-     "int64 arrays term, doc, tf filled with every distinct (term, document) pair of the tokens, sorted by\n"
-     "term then document, and its count."},
+     "postings(term_of, doc_len, n_terms) -> (term, doc, tf): (n_postings,) int64 each in bytearrays, every\n"
+     "distinct (term, document) pair of the tokens sorted by term then document, with its count."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,8 +3,9 @@
 This module is the one place that decides: ``LOOPS`` is the extension module when it was
 compiled at install time (setup.py builds it where a C compiler is present; an install without
 one still succeeds), else None, and then ``terms.word_codes`` and ``BM25Index.from_terms`` run
-their numpy code. Both paths return the same arrays bit for bit (tests/index/test_compiled.py);
-the C loops make analysis + build of 50,000 documents (6 M words) several times faster.
+their numpy code. Both paths return the same arrays bit for bit (tests/index/test_compiled.py).
+On 50,000 documents (6 M words, 166,000 distinct) in a fresh process: words numbered in
+0.2-0.35 s instead of 0.5-1.2 s, postings in 0.10-0.13 s instead of 0.28-0.43 s.
 
 Why C and not numba (which compiles the search kernel, ``bm25_numba``): the CLI's first run in
 a fresh environment counts, and numba would spend ~10 s compiling these loops there, while a C
@@ -36,10 +37,8 @@ def number_words(raw: bytes) -> tuple[np.ndarray, list[str]]:
     Words are runs of bytes that are not ASCII whitespace (the caller maps the other Unicode
     spaces to " " first). Example: b" ab cd\\tab" -> codes [0, 1, 0], words ["ab", "cd"].
     """
-    loops = _module()
-    codes = np.empty(loops.count_words(raw), dtype=np.int64)  # (n_words,) filled in C
-    joined = loops.number_words(raw, codes)  # bytes: the distinct words, " "-joined
-    return codes, joined.decode("utf-8").split(" ") if joined else []
+    codes, joined = _module().number_words(raw)  # bytearray (n_words int64), bytes: the distinct words " "-joined
+    return np.frombuffer(codes, dtype=np.int64), joined.decode("utf-8").split(" ") if joined else []
 
 
 def postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -51,9 +50,8 @@ def postings(term_of: np.ndarray, doc_len: np.ndarray, n_terms: int) -> tuple[np
     """
     term_of = np.ascontiguousarray(term_of, dtype=np.int64)
     doc_len = np.ascontiguousarray(doc_len, dtype=np.int64)
-    out = [np.empty(len(term_of), dtype=np.int64) for _ in range(3)]  # room for n_postings <= n_tokens each
-    n_postings = _module().postings(term_of, doc_len, n_terms, *out)
-    return out[0][:n_postings], out[1][:n_postings], out[2][:n_postings]
+    term, doc, tf = _module().postings(term_of, doc_len, n_terms)  # bytearrays of n_postings int64 each
+    return np.frombuffer(term, dtype=np.int64), np.frombuffer(doc, dtype=np.int64), np.frombuffer(tf, dtype=np.int64)
 
 
 def _module() -> ModuleType:
