@@ -84,6 +84,7 @@ def run_hydra(argv: list[str]) -> None:
     """Compose the config from ``configs/`` and the overrides, then run (or sweep) the pipeline."""
     import hydra
 
+    from rag_bench.compose_cache import cache_dir_override, installed
     from rag_bench.config import register
     from rag_bench.data.bundled import project_folder
 
@@ -94,7 +95,8 @@ def run_hydra(argv: list[str]) -> None:
     PROCESS.job_started, PROCESS.real_stderr = False, real_stderr
     PROCESS.hold()  # hold Hydra's own messages while no job runs
     try:
-        main_function(task)()
+        with installed(cache_dir_override(argv)):  # compositions through the cache (compose_cache.py)
+            main_function(task)()
     except SystemExit as exc:
         held = PROCESS.release()
         # Hydra exits 1 when it cannot compose the command line (a usage error), or when one of its own

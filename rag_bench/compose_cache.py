@@ -1,18 +1,22 @@
-"""A multirun's job configs through the disk cache: each one composed by Hydra once per set of inputs.
+"""Hydra's compositions through the disk cache: each config composed once per set of inputs.
 
-Hydra composes a job's config from its inputs alone: the config sources (the primary config folder,
-Hydra's packaged configs, the schemas in its ConfigStore), the job's overrides, and a few facts of
-the process (working directory, Hydra's version and version_base, the job's name, and the
-environment variables ``hydra.job.env_copy`` names). At about a tenth of a second a job, composing
-was the largest share of a warm 24-point sweep. ``CachedComposer`` keeps each composed config in the
-cache (namespace ``composed``, pickled, as Hydra's own launchers pickle job configs) under
+Hydra composes a config from its inputs alone: the config sources (the primary config folder,
+Hydra's packaged configs, the schemas in its ConfigStore), the overrides, the run mode, and a few
+facts of the process (working directory, Hydra's version and version_base, the job's name, and the
+environment variables ``hydra.job.env_copy`` names). At about a tenth of a second each (a sweep
+composes its own config twice and every job's), composing was the largest share of a warm 24-point
+sweep. While ``installed`` (the CLI, ``cli.run_hydra``), every ``load_configuration`` of the process
+goes through ``CachedComposer``, which keeps each composed config in the cache (namespace
+``composed``, pickled, as Hydra's own launchers pickle job configs) under
 
     key = sha256("composed", hydra and omegaconf versions, version_base, job name, working directory,
-                 config name, overrides, sources digest)
+                 config name, overrides, run mode and flags, sources digest)
 
 where the sources digest covers every file below each folder or package source (relative path and
 content) and every ConfigStore node (pickled: values, types and flags). A hit whose ``env_copy``
-values differ from the environment's is composed again.
+values differ from the environment's is composed again. What a config resolved while it was
+composed is dropped on a hit (its resolver cache: ``${now:...}`` in the default output folders), so
+it is resolved again when first read, as in a fresh composition, not at the time the entry was kept.
 
 The output folder (``hydra.sweep.dir=...``, ``hydra.run.dir=...``, new for every sweep) would make
 every key new, so such an override is composed with a placeholder value, and the real value is put
@@ -22,7 +26,9 @@ Hydra does with it (``test_compose_cache.py`` checks the result pickles equal to
 
 Composing as Hydra does is the fallback whenever something falls outside that key: a search path
 added by a config or an override (``hydra.searchpath``), a source of another kind, a node that does
-not pickle, a cache that cannot be written.
+not pickle, a cache that cannot be written; and a composition that fails is composed again with the
+user's own overrides, so its error is Hydra's own. The cache folder is the one a ``cache_dir=...``
+on the command line names, else ``RAG_BENCH_CACHE`` or the default.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ import hashlib
 import importlib.resources
 import os
 import pickle
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -48,46 +56,56 @@ PLACEHOLDER = "RAG_BENCH_OUTPUT_FOLDER"
 
 
 class CachedComposer:
-    """``loader.load_configuration(config_name, overrides, RUN)``, each result kept in ``cache``."""
+    """Hydra's ``ConfigLoaderImpl.load_configuration``, each result kept in ``cache``."""
 
-    def __init__(self, loader: Any, cache: DiskCache, sources: str) -> None:
+    def __init__(self, cache: DiskCache, compose: Callable[..., DictConfig]) -> None:
         from hydra import __version__ as hydra_version
         from hydra import version
         from omegaconf import __version__ as omegaconf_version
 
-        self.loader, self.cache = loader, cache
-        self.base = (hydra_version, omegaconf_version, str(version.getbase()), job_name())
-        self.sources = sources
+        self.cache, self._compose = cache, compose  # compose(loader, config_name, overrides, run_mode, ...)
+        self.versions = (hydra_version, omegaconf_version, str(version.getbase()))
+        self._sources: dict[int, str | None] = {}  # id(loader's repository) -> its sources digest
 
-    @classmethod
-    def create(cls, loader: Any, master: DictConfig) -> CachedComposer | None:
-        """A composer for the jobs of the multirun ``master`` describes, or None when its inputs cannot be keyed."""
-        if OmegaConf.select(master, SEARCHPATH):
-            return None
-        sources = sources_digest(loader.repository.get_sources())
-        if sources is None:
-            return None
-        cache_dir = OmegaConf.select(master, "cache_dir", default=None)
-        return cls(loader, DiskCache(cache_root(cache_dir)), sources)
-
-    def compose(self, config_name: str | None, overrides: list[str]) -> DictConfig:
+    def compose(
+        self,
+        loader: Any,
+        config_name: str | None,
+        overrides: list[str],
+        run_mode: RunMode,
+        from_shell: bool = True,
+        validate_sweep_overrides: bool = True,
+    ) -> DictConfig:
         """The composed config: from the cache when these inputs were composed before, else Hydra's."""
-        if any(o.lstrip("+~").startswith(SEARCHPATH) for o in overrides):
-            return self._hydra(config_name, overrides)
+        flags = (run_mode, from_shell, validate_sweep_overrides)
+        sources = self.sources(loader)
+        if sources is None or any(o.lstrip("+~").startswith(SEARCHPATH) for o in overrides):
+            return self._compose(loader, config_name, overrides, *flags)
         generic, folders = output_folders(overrides)
-        key = digest(NAMESPACE, *self.base, os.getcwd(), config_name, generic, self.sources)
+        key = digest(NAMESPACE, *self.versions, job_name(), os.getcwd(), config_name, generic, flags, sources)
         config = self._read(key)
         if config is None:
-            config = self._hydra(config_name, generic)
             try:
-                env = {name: os.environ.get(name) for name in config.hydra.job.env_copy}
-                self.cache.put(NAMESPACE, key, pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL))
-            except (OSError, pickle.PicklingError, TypeError, AttributeError):
-                pass  # not kept: the next run composes it again
+                config = self._compose(loader, config_name, generic, *flags)
+            except Exception:  # fails with a placeholder: let Hydra fail (or not) on the user's own words
+                return self._compose(loader, config_name, overrides, *flags)
+            if not OmegaConf.select(config, SEARCHPATH):  # a config's own search path: not all inputs digested
+                self._keep(key, config)
         return place(config, folders)
 
-    def _hydra(self, config_name: str | None, overrides: list[str]) -> DictConfig:
-        return self.loader.load_configuration(config_name=config_name, overrides=overrides, run_mode=RunMode.RUN)
+    def sources(self, loader: Any) -> str | None:
+        """The digest of ``loader``'s config sources (``sources_digest``), once per loader."""
+        repository = loader.repository
+        if id(repository) not in self._sources:
+            self._sources[id(repository)] = sources_digest(repository.get_sources())
+        return self._sources[id(repository)]
+
+    def _keep(self, key: str, config: DictConfig) -> None:
+        try:
+            env = {name: os.environ.get(name) for name in config.hydra.job.env_copy}
+            self.cache.put(NAMESPACE, key, pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL))
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):
+            pass  # not kept: the next run composes it again
 
     def _read(self, key: str) -> DictConfig | None:
         try:
@@ -97,7 +115,40 @@ class CachedComposer:
             return None
         if not isinstance(config, DictConfig) or not isinstance(env, dict):
             return None
-        return config if all(os.environ.get(name) == value for name, value in env.items()) else None
+        if any(os.environ.get(name) != value for name, value in env.items()):
+            return None
+        OmegaConf.clear_cache(config)  # ${now:...} as resolved when it was kept: resolved afresh, now
+        return config
+
+
+@contextmanager
+def installed(cache_dir: str | None) -> Iterator[CachedComposer]:
+    """Every composition of this process through the cache in ``cache_dir`` (None: the default) while it lasts."""
+    from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+    original = ConfigLoaderImpl.load_configuration
+    composer = CachedComposer(DiskCache(cache_root(cache_dir)), original)
+
+    def load_configuration(self, config_name, overrides, run_mode, from_shell=True, validate_sweep_overrides=True):
+        return composer.compose(self, config_name, overrides, run_mode, from_shell, validate_sweep_overrides)
+
+    ConfigLoaderImpl.load_configuration = load_configuration
+    try:
+        yield composer
+    finally:
+        ConfigLoaderImpl.load_configuration = original
+
+
+def cache_dir_override(overrides: list[str]) -> str | None:
+    """The value of a plain ``cache_dir=...`` among command-line overrides, else None."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    for line in overrides:
+        if line.partition("=")[0].strip() == "cache_dir":
+            parsed = OverridesParser.create().parse_override(line)
+            value = parsed.value()
+            return value if isinstance(value, str) and not parsed.is_sweep_override() else None
+    return None
 
 
 def output_folders(overrides: list[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
@@ -123,7 +174,7 @@ def place(config: DictConfig, folders: list[tuple[str, str, str]]) -> DictConfig
     lines = config.hydra.overrides.hydra
     for key, value, line in folders:
         OmegaConf.update(config, key, value, merge=True)
-        lines[list(lines).index(f"{key}={PLACEHOLDER}")] = line
+        lines[OmegaConf.to_container(lines).index(f"{key}={PLACEHOLDER}")] = line  # unresolved: a line may hold ${now:}
     return config
 
 
@@ -133,18 +184,6 @@ def job_name() -> str | None:
         return JobRuntime.instance().get("name")
     except KeyError:
         return None
-
-
-def load_sweep_config(composer: CachedComposer, master_config: DictConfig, sweep_overrides: list[str]) -> DictConfig:
-    """Hydra's ``ConfigLoaderImpl.load_sweep_config`` with the composition through ``composer``.
-
-    As Hydra: the master's Hydra overrides, then the job's, composed in run mode; then the master's
-    resolver cache copied in, so that the job resolves ``${now:...}`` as the master did.
-    """
-    overrides = [*OmegaConf.to_container(master_config.hydra.overrides.hydra), *sweep_overrides]
-    config = composer.compose(master_config.hydra.job.config_name, overrides)
-    OmegaConf.copy_cache(from_config=master_config, to_config=config)
-    return config
 
 
 def sources_digest(sources: list[Any]) -> str | None:

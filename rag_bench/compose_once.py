@@ -4,9 +4,9 @@ Hydra's basic sweeper composes every job's config up front to check the whole ba
 job runs, then its basic launcher composes each again just before running it: the same function
 of the same inputs (the sweep's config and the job's overrides), at about a tenth of a second
 each. While the multirun lasts, this keeps each config the check composed and hands it to the
-launcher's request for the same overrides, once; any other request composes as before. The check's
-compositions go through the disk cache (``compose_cache.py``), so a sweep run again composes
-nothing. Other launchers (joblib, submitit, Ray) compose in their own processes and are left alone.
+launcher's request for the same overrides, once; any other request composes as before (through the
+disk cache the CLI installs, ``compose_cache.py``, so a sweep run again composes nothing). Other
+launchers (joblib, submitit, Ray) compose in their own processes and are left alone.
 
 Registered in configs/config.yaml as ``hydra.callbacks.compose_once._target_: rag_bench.compose_once.ComposeOnce``.
 """
@@ -14,14 +14,11 @@ Registered in configs/config.yaml as ``hydra.callbacks.compose_once._target_: ra
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from hydra.core.global_hydra import GlobalHydra
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
-
-from rag_bench.compose_cache import CachedComposer, load_sweep_config
 
 BASIC_LAUNCHER = "hydra._internal.core_plugins.basic_launcher.BasicLauncher"
 KEEP = 256  # configs held between the check and the launch; a larger batch composes the rest again
@@ -38,9 +35,7 @@ class ComposeOnce(Callback):
         if hydra is None or config.hydra.launcher.get("_target_") != BASIC_LAUNCHER:
             return
         self._loader = hydra.config_loader
-        composer = CachedComposer.create(self._loader, config)
-        load = self._loader.load_sweep_config if composer is None else partial(load_sweep_config, composer)
-        self._loader.load_sweep_config = composed_once(load)
+        self._loader.load_sweep_config = composed_once(self._loader.load_sweep_config)
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         if self._loader is not None:

@@ -1,106 +1,143 @@
-"""Job configs through the disk cache: the same config Hydra composes, read back only under the same inputs."""
+"""Compositions through the disk cache: the same config Hydra composes, read back only under the same inputs."""
 
+import os
 import pickle
 import shutil
+import subprocess
+import sys
 
 import pytest
 from hydra import initialize_config_dir
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.global_hydra import GlobalHydra
+from hydra.core.utils import setup_globals
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from rag_bench import compose_cache
-from rag_bench.compose_cache import CachedComposer, load_sweep_config, sources_digest
+from rag_bench.compose_cache import cache_dir_override, installed, sources_digest
 from rag_bench.config import register
 from rag_bench.data.bundled import project_folder
 
 JOB = ["chunker.size=300", "retrieval=bm25", "reranker=maxsim"]
+HYDRA_COMPOSE = ConfigLoaderImpl.load_configuration
 
 
 @pytest.fixture
-def configs(tmp_path, monkeypatch):
-    """A copy of the project's configs/ and a cache folder of this test's own (RAG_BENCH_CACHE)."""
-    monkeypatch.setenv("RAG_BENCH_CACHE", str(tmp_path / "cache"))
+def configs(tmp_path):
+    """A copy of the project's configs/."""
     folder = tmp_path / "configs"
     shutil.copytree(project_folder("configs"), folder)
     register()
     return folder
 
 
-def loader_and_master(folder, *overrides):
+@pytest.fixture
+def counted(monkeypatch):
+    """The overrides of every composition Hydra itself carries out (under the cache, when installed)."""
+    calls = []
+
+    def compose(self, config_name, overrides, run_mode, from_shell=True, validate_sweep_overrides=True):
+        calls.append(list(overrides))
+        return HYDRA_COMPOSE(self, config_name, overrides, run_mode, from_shell, validate_sweep_overrides)
+
+    monkeypatch.setattr(ConfigLoaderImpl, "load_configuration", compose)
+    return calls
+
+
+def sweep_and_job(*overrides):
     loader = GlobalHydra.instance().hydra.config_loader
-    return loader, loader.load_configuration("config", list(overrides), run_mode=RunMode.MULTIRUN)
+    master = loader.load_configuration("config", list(overrides), run_mode=RunMode.MULTIRUN)
+    return master, loader.load_sweep_config(master, JOB)
 
 
-def refuse(*args, **kwargs):
-    raise AssertionError("composed by Hydra, not read from the cache")
+def pickled(configs):
+    """Each config pickled without what it resolved so far (``${now:}``: another second, another value)."""
+    out = []
+    for config in configs:
+        config = config.copy()
+        OmegaConf.clear_cache(config)
+        out.append(pickle.dumps(config))
+    return out
 
 
-def test_a_cached_config_is_the_one_hydra_composes_and_is_read_back_without_hydra(configs, monkeypatch):
+def test_cached_configs_are_hydras_own_and_are_read_back_without_composing(configs, tmp_path, counted):
     with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
-        loader, master = loader_and_master(configs)
-        fresh = loader.load_sweep_config(master, JOB)  # Hydra's own
-        first = load_sweep_config(CachedComposer.create(loader, master), master, JOB)
-        monkeypatch.setattr(loader, "load_configuration", refuse)
-        again = load_sweep_config(CachedComposer.create(loader, master), master, JOB)
-    for config in (first, again):  # values, types, flags and the master's resolver cache, all equal
-        assert pickle.dumps(config) == pickle.dumps(fresh)
-    assert again is not first and again.chunker.size == 300 and again.reranker.name == "maxsim"
-    assert OmegaConf.get_type(again, "hydra").__name__ == "HydraConf"
+        fresh = sweep_and_job("hydra.sweep.dir=/tmp/sweeps/a")  # Hydra alone
+        assert len(counted) == 2
+        with installed(str(tmp_path / "cache")):
+            first = sweep_and_job("hydra.sweep.dir=/tmp/sweeps/a")
+            again = sweep_and_job("hydra.sweep.dir=/tmp/sweeps/a")
+        assert len(counted) == 4  # the installed cache composed each once; the second pass composed nothing
+        assert ConfigLoaderImpl.load_configuration is not HYDRA_COMPOSE  # the test's counter, restored
+    for pair in (first, again):  # values, types and flags all equal
+        assert pickled(pair) == pickled(fresh)
+    master, job = again
+    assert job is not first[1] and job.chunker.size == 300 and job.reranker.name == "maxsim"
+    assert OmegaConf.get_type(job, "hydra").__name__ == "HydraConf" and master.hydra.sweep.dir == "/tmp/sweeps/a"
 
 
 @pytest.mark.parametrize("folder", ["/tmp/sweeps/b", '"/tmp/with space/${now:%H-%M}"', "runs/${hydra.job.name}"])
-def test_a_sweep_into_another_folder_reads_the_configs_back_with_its_own_folder(configs, monkeypatch, folder):
+def test_a_sweep_into_another_folder_reads_the_configs_back_with_its_own_folder(configs, tmp_path, counted, folder):
     with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
-        loader, first = loader_and_master(configs, "hydra.sweep.dir=/tmp/sweeps/a", "hydra.run.dir=out/a")
-        load_sweep_config(CachedComposer.create(loader, first), first, JOB)
-        loader, master = loader_and_master(configs, f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b")
-        fresh = loader.load_sweep_config(master, JOB)
-        monkeypatch.setattr(loader, "load_configuration", refuse)
-        served = load_sweep_config(CachedComposer.create(loader, master), master, JOB)
-    assert pickle.dumps(served) == pickle.dumps(fresh)
-    assert OmegaConf.to_container(served.hydra.overrides.hydra) == [f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b"]
-    assert served.hydra.sweep.dir == fresh.hydra.sweep.dir and served.hydra.run.dir == "out/b"
+        fresh = sweep_and_job(f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b")
+        with installed(str(tmp_path / "cache")):
+            sweep_and_job("hydra.sweep.dir=/tmp/sweeps/a", "hydra.run.dir=out/a")
+            composed = len(counted)
+            served = sweep_and_job(f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b")
+        assert len(counted) == composed  # read back: nothing composed for the new folder
+    assert pickled(served) == pickled(fresh)
+    master, job = served
+    assert OmegaConf.to_container(job.hydra.overrides.hydra)[:2] == [f"hydra.sweep.dir={folder}", "hydra.run.dir=out/b"]
+    assert job.hydra.sweep.dir == fresh[1].hydra.sweep.dir and master.hydra.run.dir == "out/b"
 
 
-def test_another_job_a_changed_config_file_or_env_copy_value_composes_again(configs, monkeypatch):
-    calls = []
+def test_the_default_output_folder_is_the_time_of_this_run_not_of_the_kept_config(configs, tmp_path):
+    clock = ["03-00-00"]
+    try:
+        with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(tmp_path / "cache")):
+            OmegaConf.register_new_resolver("now", lambda pattern: clock[0], use_cache=True, replace=True)
+            first, _ = sweep_and_job()
+            assert first.hydra.sweep.dir == "results/sweeps/03-00-00/03-00-00"
+            clock[0] = "04-00-00"
+            again, job = sweep_and_job()
+            assert again.hydra.sweep.dir == job.hydra.sweep.dir == "results/sweeps/04-00-00/04-00-00"
+    finally:
+        setup_globals()  # Hydra's own resolvers back
+
+
+def test_another_job_a_changed_config_file_or_env_copy_value_composes_again(configs, tmp_path, counted, monkeypatch):
     monkeypatch.setenv("RB_TEST_VALUE", "one")
-    with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
-        loader, master = loader_and_master(configs, "hydra.job.env_copy=[RB_TEST_VALUE]")
-        original = loader.load_configuration
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(tmp_path / "cache")):
+        loader = GlobalHydra.instance().hydra.config_loader
 
-        def counted(*args, **kwargs):
-            calls.append(kwargs["overrides"][-1])
-            return original(*args, **kwargs)
+        def job(*overrides):
+            return loader.load_configuration("config", ["hydra.job.env_copy=[RB_TEST_VALUE]", *overrides], RunMode.RUN)
 
-        monkeypatch.setattr(loader, "load_configuration", counted)
-        composer = CachedComposer.create(loader, master)
-        load_sweep_config(composer, master, JOB)
-        load_sweep_config(composer, master, JOB)
-        assert len(calls) == 1
-        load_sweep_config(composer, master, [*JOB[:-1], "reranker=none"])  # another job
+        job(*JOB)
+        job(*JOB)
+        assert len(counted) == 1
+        job(*JOB[:-1], "reranker=none")  # another job
         monkeypatch.setenv("RB_TEST_VALUE", "two")  # a value the config copies from the environment
-        assert load_sweep_config(composer, master, JOB).hydra.job.env_set.RB_TEST_VALUE == "two"
-        assert len(calls) == 3
-        before = composer.sources
-        recursive = configs / "chunker" / "recursive.yaml"
-        recursive.write_text(recursive.read_text().replace("size: 800", "size: 700"))
-        edited = CachedComposer.create(loader, master)
-        assert edited.sources != before
-        assert load_sweep_config(edited, master, ["retrieval=bm25"]).chunker.size == 700
-        assert len(calls) == 4
+        assert job(*JOB).hydra.job.env_set.RB_TEST_VALUE == "two"
+        assert len(counted) == 3
+    recursive = configs / "chunker" / "recursive.yaml"
+    recursive.write_text(recursive.read_text().replace("size: 800", "size: 700"))
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(tmp_path / "cache")):
+        loader = GlobalHydra.instance().hydra.config_loader
+        assert loader.load_configuration("config", ["retrieval=bm25"], RunMode.RUN).chunker.size == 700
+        assert len(counted) == 4
 
 
-def test_a_search_path_or_an_unknown_kind_of_source_is_composed_by_hydra_every_time(configs):
-    with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
-        loader, master = loader_and_master(configs)
-        composer = CachedComposer.create(loader, master)
-        before = len(list((configs.parent / "cache").rglob("*")))
-        load_sweep_config(composer, master, [*JOB, f"hydra.searchpath=[file://{configs}]"])
-        assert len(list((configs.parent / "cache").rglob("*"))) == before  # nothing was kept
-        _, searching = loader_and_master(configs, f"hydra.searchpath=[file://{configs}]")
-        assert CachedComposer.create(loader, searching) is None
+def test_a_search_path_an_unknown_source_or_a_failure_is_left_to_hydra(configs, tmp_path, counted):
+    cache = tmp_path / "cache"
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(cache)):
+        loader = GlobalHydra.instance().hydra.config_loader
+        loader.load_configuration("config", [f"hydra.searchpath=[file://{configs}]"], RunMode.RUN)
+        assert not (cache / "composed").exists()  # nothing was kept
+        with pytest.raises(Exception, match="no-such-chunker"):  # Hydra's own error, naming the user's words
+            loader.load_configuration("config", ["chunker=no-such-chunker", "hydra.run.dir=x"], RunMode.RUN)
         sources = loader.repository.get_sources()
         assert sources_digest(sources) is not None
 
@@ -113,10 +150,32 @@ def test_a_search_path_or_an_unknown_kind_of_source_is_composed_by_hydra_every_t
         assert sources_digest([*sources, Remote()]) is None
 
 
-def test_the_job_name_is_none_before_hydra_sets_it(monkeypatch):
+def test_the_cache_folder_comes_from_the_command_line_and_the_job_name_may_be_unset(monkeypatch):
+    assert cache_dir_override(["-m", "cache_dir=/data/cache", "ks=[1]"]) == "/data/cache"
+    assert cache_dir_override(["cache_dir=/a,/b"]) is None and cache_dir_override(["tau=0.3"]) is None
+
     class Unset:
         def get(self, key):
             raise KeyError(key)
 
     monkeypatch.setattr(compose_cache.JobRuntime, "instance", lambda: Unset())
     assert compose_cache.job_name() is None
+
+
+def test_a_repeated_cli_sweep_composes_nothing(tmp_path):
+    env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}
+    base = [sys.executable, "-m", "rag_bench", "-m", "dataset=annual-report", "embedder=fake", "retrieval=bm25"]
+    for name in ("a", "b"):
+        command = [*base, "chunker.size=300,600", f"hydra.sweep.dir={tmp_path / name}"]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        entries = sorted(p.name for p in (tmp_path / "cache" / "composed").rglob("*") if p.is_file())
+        if name == "a":
+            first = entries
+    assert entries == first and len(first) == 4  # get_mode's and the sweep's own config, two jobs: no new key
+    a, b = (yaml_text(tmp_path / n / "0" / ".hydra" / "hydra.yaml") for n in "ab")
+    assert a.replace(str(tmp_path / "a"), str(tmp_path / "b")) == b
+
+
+def yaml_text(path):
+    return path.read_text(encoding="utf-8")
