@@ -4,8 +4,9 @@ This module is the one place that decides: ``LOOPS`` is the extension module whe
 compiled at install time (setup.py builds it where a C compiler is present; an install without
 one still succeeds), else None, and then ``terms.word_codes`` and ``BM25Index.from_terms`` run
 their numpy code. Both paths return the same arrays bit for bit (tests/index/test_compiled.py).
-On 50,000 documents (6 M words, 166,000 distinct) in a fresh process: words numbered in
-0.2-0.35 s instead of 0.5-1.2 s, postings in 0.10-0.13 s instead of 0.28-0.43 s.
+On 50,000 documents (6 M words, 166,000 distinct), first call in a fresh process on a shared
+two-core machine: words numbered in 0.2-0.45 s instead of 0.5-1.2 s, postings in 0.1-0.23 s
+instead of 0.28-1.1 s (warm, numpy's sort-based postings are as fast: 0.09-0.13 s).
 
 Why C and not numba (which compiles the search kernel, ``bm25_numba``): the CLI's first run in
 a fresh environment counts, and numba would spend ~10 s compiling these loops there, while a C
