@@ -5,9 +5,9 @@
  * numpy code otherwise. Both paths return the same arrays. Only the CPython C API and the buffer
  * protocol are used (no numpy headers): inputs are bytes-like objects (bytes, numpy arrays), and
  * the int64 outputs are new bytearrays that the caller views with np.frombuffer. (Plain malloc'd
- * memory: numpy asks Linux for transparent huge pages on its large arrays, which where the kernel
- * must compact memory to find them costs more to fault in than these loops take.) The loops run
- * without the GIL.
+ * memory rather than numpy arrays: numpy asks Linux for transparent huge pages for its large
+ * arrays, and where the kernel must first compact memory to find them, faulting them in costs more
+ * than these loops.) The loops run without the GIL.
  *
  * number_words(text) -> (codes, words)
  *     text:  UTF-8 bytes. A word is a maximal run of bytes that are not ASCII whitespace (0x09-0x0D,
