@@ -11,6 +11,7 @@ import numpy as np
 
 from rag_bench.errors import ConfigError
 from rag_bench.index import bm25_numpy, compiled, kernels
+from rag_bench.index.pages import small_pages
 from rag_bench.index.terms import Terms, corpus_terms, terms_of_tokens
 
 
@@ -91,7 +92,8 @@ class BM25Index:
         """
         if isinstance(texts, str):
             raise TypeError("BM25Index.from_texts needs a sequence of texts, not one string")
-        return cls.from_terms(corpus_terms(texts, analyze), k1, b, epsilon, variant)
+        with small_pages():  # fresh arrays touched once: no huge-page stalls (pages.py)
+            return cls.from_terms(corpus_terms(texts, analyze), k1, b, epsilon, variant)
 
     @classmethod
     def from_terms(
