@@ -50,7 +50,8 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
             "p",
             "model input = characters the configuration sends to its models (chunks and questions embedded for a "
             "dense index, question and candidate per reranked pair), the same in any sweep order; seconds, embedded "
-            "and cache hits are this run's, and depend on what earlier points left in the cache.",
+            "and cache hits are this run's, and depend on what earlier points left in the cache (a point served from "
+            "the run cache, an earlier run of the same configuration on the same files, computed nothing).",
         ),
         Block("table", items=(work_header, *work), bold_rows=bold),
     ]
@@ -97,9 +98,12 @@ def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
             f"questions: {_number(c.test_mean)} [{_number(c.test_ci_low)}, {_number(c.test_ci_high)}] "
             "(the honest estimate: the best of many points on the same questions is optimistic)"
         )
+    served = int(table["served"].sum()) if "served" in table else 0
     lines.append(
-        f"work: {_count(table['embedded'].sum())} texts embedded, {_count(table['cache_hits'].sum())} served from the "
-        f"cache, {table['seconds'].sum():.1f} s in all, estimated API cost ${table['cost_usd'].fillna(0).sum():.4f}"
+        f"work: {_count(table['embedded'].sum())} texts embedded, {_count(table['cache_hits'].sum())} vectors from the "
+        "cache"
+        + (f", {served} of {len(table)} points served whole from the run cache" if served else "")
+        + f", {table['seconds'].sum():.1f} s in all, estimated API cost ${table['cost_usd'].fillna(0).sum():.4f}"
     )
     return lines + list(marks.notes)
 
@@ -154,6 +158,7 @@ def work_rows(ranked: pd.DataFrame, links: dict[str, str] | None = None) -> tupl
         ("work_cost_usd", "API cost of the configuration (USD)", lambda v: _money(v)),
         ("tokens", "tokens billed", _count),
         ("cost_usd", "cost billed (USD)", lambda v: _money(v)),
+        ("served", "served from the run cache", lambda v: "yes" if v else ""),
     ]
     optional = [(c, name, fmt) for c, name, fmt in optional if c in ranked and ranked[c].fillna(0).gt(0).any()]
     header = ["point", "chunks", "index size", *(name for _, name, _ in optional), "seconds", "embedded", "cache hits"]

@@ -7,11 +7,12 @@ import numpy as np
 # what the configuration needs of its models whatever the sweep order (stats.work, report/work.py); NaN when unrecorded
 CONFIG_WORK = ("work_chars", "work_cost_usd")
 # what a run did, which depends on what earlier runs left in the cache (a repeated sweep differs only here)
-RUN_WORK = ("seconds", "embedded", "cache_hits", "tokens", "cost_usd")
+RUN_WORK = ("seconds", "embedded", "cache_hits", "tokens", "cost_usd", "served")
 
 
 def work_columns(stats: dict) -> dict[str, float]:
-    """Chunks, mean chunk characters (when the run recorded them), bytes, seconds, embedding and cost counts."""
+    """Chunks, mean chunk characters (when the run recorded them), bytes, seconds, embedding and cost counts,
+    and whether the run was served whole from the run cache (``run_folder/reuse.py``)."""
     chunks = stats.get("chunks", np.nan)
     if "mean_chunk_chars" in stats:
         mean_chars = stats["mean_chunk_chars"]
@@ -28,6 +29,7 @@ def work_columns(stats: dict) -> dict[str, float]:
         "cache_hits": stats.get("cache_hits", np.nan),
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
+        "served": stats.get("reused") == {"run": True},  # its outputs came whole from the run cache
         **_configuration_work(stats.get("work")),
         "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
     }

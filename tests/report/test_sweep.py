@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from rag_bench.cache import DiskCache
 from rag_bench.errors import ConfigError, DataError
 from rag_bench.report.marks import mark_points, with_marks
 from rag_bench.report.sweep import KNOBS, collect, parse_overrides
@@ -130,3 +131,17 @@ def test_sweep_seconds_count_steps_inside_a_stage_once():
     # "bm25 build" and "bm25 search" are parts of "bm25"; "chunk" has no steps: 1.0 + 0.25
     seconds = {"bm25": 1.0, "bm25 build": 0.4, "bm25 search": 0.5, "chunk": 0.25}
     assert work_columns({"seconds": seconds})["seconds"] == 1.25
+
+
+def test_points_served_from_the_run_cache_are_counted_in_the_report(tmp_path, make_point):
+    from rag_bench.report.sweep_cli import report_sweep
+
+    base = {"chunks": 2, "embedded": 4, "cache_hits": 3, "index_bytes": 10, "seconds": {"a": 1.0}}
+    served = {**base, "embedded": 0, "cache_hits": 0, "reused": {"run": True}, "seconds": {"run": 0.01}}
+    make_point(tmp_path / "0", ["x=1"], {"ndcg@10": [1.0, 0.0]}, stats={**base, "reused": {"chunks": True}})
+    make_point(tmp_path / "1", ["x=2"], {"ndcg@10": [1.0, 1.0]}, stats=served)
+    assert list(collect(tmp_path).table["served"]) == [False, True]
+    report_sweep(tmp_path, tmp_path / "out", cache=DiskCache(tmp_path / "cache"))
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "work: 4 texts embedded, 3 vectors from the cache, 1 of 2 points served whole from the run cache" in text
+    assert "| served from the run cache |" in text
