@@ -1,4 +1,4 @@
-"""The C loops of BM25 indexing (rag_bench/index/_loops.c) against the numpy code they replace, bit for bit."""
+"""The C loops of BM25 (rag_bench/index/_loops.c: indexing, search) against the numpy code they replace, bit for bit."""
 
 import json
 import re
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_bench.index import bm25 as bm25_module
-from rag_bench.index import compiled
+from rag_bench.index import bm25_numpy, compiled
 from rag_bench.index.analyzers import english_tokens, identifier_tokens
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.terms import MARKER, corpus_terms, word_codes
@@ -184,3 +184,97 @@ def test_without_the_extension_the_numpy_path_builds_the_index():
     no_loops, built, vocab, doc_ids = json.loads(done.stdout)
     assert no_loops is True and built is False
     assert vocab == {"b": 0, "a": 1, "c": 2} and doc_ids == [0, 0, 2, 2]  # b: doc 0; a: docs 0, 2; c: doc 2
+
+
+def csr(postings: list[list[tuple[int, float]]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(indptr, doc_ids int32, weights) of per-term [(doc, weight), ...] lists, each sorted by doc."""
+    indptr = np.cumsum([0, *map(len, postings)]).astype(np.int64)
+    docs = np.array([d for term in postings for d, _ in term], dtype=np.int32)
+    weights = np.array([w for term in postings for _, w in term], dtype=np.float64)
+    return indptr, docs, weights
+
+
+def numpy_search(indptr, doc_ids, weights, per_query, n_docs, depth):
+    """The numpy loop (``bm25_numpy``): the reference the C kernel must equal bit for bit."""
+    indices = np.full((len(per_query), depth), -1, dtype=np.int64)
+    values = np.full((len(per_query), depth), -np.inf, dtype=np.float64)
+    positive = bm25_numpy.positive_terms(indptr, weights)
+    bm25_numpy.search_batch(indptr, doc_ids, weights, positive, per_query, n_docs, indices, values)
+    return indices, values
+
+
+def same(got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> bool:
+    """Arrays of the same dtype and shape with the same bytes (so 0.0 and -0.0 differ)."""
+    pairs = zip(got, want, strict=True)
+    return all(a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes() for a, b in pairs)
+
+
+@needs_loops
+def test_search_by_hand():
+    # 4 documents; term 0 in docs 0 and 2 (weights 1.0, 2.0), term 1 in doc 2 (0.5): the query [1, 0]
+    # sums doc 2 to 0.5 + 2.0 = 2.5 and doc 0 to 1.0; doc 1 and doc 3 hold no query term.
+    index = csr([[(0, 1.0), (2, 2.0)], [(2, 0.5)]])
+    indices, scores = compiled.search(*index, [[1, 0], [], [1]], 4, 3)
+    assert indices.dtype == np.int64 and scores.dtype == np.float64 and indices.shape == scores.shape == (3, 3)
+    assert indices.tolist() == [[2, 0, -1], [-1, -1, -1], [2, -1, -1]]
+    assert scores.tolist() == [[2.5, 1.0, -np.inf], [-np.inf] * 3, [0.5, -np.inf, -np.inf]]
+    indices[0, 0] = 7  # writable, as the numpy loop's arrays
+    for depth in (0, 1):
+        assert compiled.search(*index, [[0]], 4, depth)[0].tolist() == [[2][:depth]]
+    assert compiled.search(*index, [], 4, 2)[0].shape == (0, 2)
+
+
+@needs_loops
+@pytest.mark.parametrize("weight", [1.0, 0.0, -0.5])  # all positive: the block scan; else the marked scan
+def test_search_breaks_ties_by_index_in_every_branch(weight):
+    # one term in every third of 2,000 documents, all with the same weight: 667 ties
+    n_docs, docs = 2_000, list(range(0, 2_000, 3))
+    index = csr([[(d, weight) for d in docs], [(5, 2.0)]])
+    for per_query, depth in (([[0]], 100), ([[0]], 700), ([[1]], 3), ([[1, 0]], 10)):  # many postings, few
+        got = compiled.search(*index, per_query, n_docs, depth)
+        assert same(got, numpy_search(*index, per_query, n_docs, depth))
+    indices, scores = compiled.search(*index, [[0]], n_docs, 100)
+    assert indices[0].tolist() == docs[:100] and np.all(scores == weight)
+
+
+# ties, the least positive double (its bits are 1), a tiny weight, zeros of both signs, a negative one
+WEIGHTS = [2.5, 1.0, 1.0, 0.25, 5e-324, 1e-300, 0.0, -0.0, -0.75]
+
+
+@needs_loops
+@settings(max_examples=200, deadline=None)
+@given(n_docs=st.integers(1, 3_000), seed=st.integers(0, 2**32 - 1), depth=st.integers(0, 60), wide=st.booleans())
+def test_search_equals_the_numpy_loop_on_random_postings(n_docs, seed, depth, wide):
+    rng = np.random.default_rng(seed)
+    postings = []
+    for density in rng.choice([0.002, 0.02, 0.3, 1.0], rng.integers(1, 7)):  # few postings (listed) to many (a scan)
+        docs = np.flatnonzero(rng.random(n_docs) < density).tolist()
+        kind = rng.integers(3)  # every weight > 0 (few values, many ties), any of WEIGHTS, or distinct > 0
+        drawn = rng.uniform(0.1, 3.0, len(docs)) if kind == 2 else rng.choice(WEIGHTS[: 6 + 3 * kind], len(docs))
+        postings.append(list(zip(docs, drawn.tolist(), strict=True)))
+    per_query = [rng.integers(0, len(postings), rng.integers(0, 6)).tolist() for _ in range(6)]  # repeats too
+    indptr, doc_ids, weights = csr(postings)
+    want = numpy_search(indptr, doc_ids, weights, per_query, n_docs, depth)
+    got = compiled.search(indptr, doc_ids.astype(np.int64) if wide else doc_ids, weights, per_query, n_docs, depth)
+    assert same(got, want)
+
+
+@needs_loops
+def test_search_bad_input_is_a_value_error():
+    search = compiled.LOOPS.search
+    indptr, docs, weights = np.array([0, 2, 3]), np.array([0, 2, 2], np.int32), np.array([1.0, 2.0, 0.5])
+    queries = (np.array([0, 1]), np.array([1]))  # term_ptr, terms: one query, term 1
+    with pytest.raises(ValueError, match=r"terms holds a term id outside \[0, n_terms\) \(n_terms = 2\)"):
+        search(indptr, docs, weights, queries[0], np.array([2]), 4, 3)
+    with pytest.raises(ValueError, match=r"doc_ids holds a document outside \[0, n_docs\) \(n_docs = 2\)"):
+        search(indptr, docs, weights, *queries, 2, 3)
+    with pytest.raises(ValueError, match=r"indptr must be non-decreasing, within \[0, len\(weights\)\] \(3\)"):
+        search(np.array([0, 4, 3]), docs, weights, *queries, 4, 3)
+    with pytest.raises(ValueError, match=r"term_ptr must be non-decreasing, within \[0, len\(terms\)\] \(1\)"):
+        search(indptr, docs, weights, np.array([0, 2]), queries[1], 4, 3)
+    with pytest.raises(ValueError, match="doc_ids must be an aligned buffer of one int32 or int64 per weight"):
+        search(indptr, docs.astype(np.int16), weights, *queries, 4, 3)
+    with pytest.raises(ValueError, match="weights must be an aligned float64 buffer"):
+        search(indptr, docs, weights.astype(np.float32)[:1], *queries, 4, 3)
+    with pytest.raises(ValueError, match=r"n_docs \(4\) and depth \(-1\) must be >= 0"):
+        search(indptr, docs, weights, *queries, 4, -1)
