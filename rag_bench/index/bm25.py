@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from itertools import chain
 from numbers import Real
 
 import numpy as np
 
 from rag_bench.errors import ConfigError
-from rag_bench.index import bm25_numpy, compiled, kernels
+from rag_bench.index import bm25_numpy, compiled
 from rag_bench.index.pages import small_pages
 from rag_bench.index.terms import Terms, corpus_terms, terms_of_tokens
 
@@ -25,8 +24,8 @@ class BM25Index:
     One divergence: where rank-bm25 divides 0/0 for a document *without* the term
     (k1 = 0, or b = 1 and an empty document) it returns NaN; here that term adds 0.
 
-    ``search`` runs a numpy loop (``bm25_numpy``), or the compiled numba kernel (extra ``fast``,
-    ``bm25_numba``) where it pays (``kernels.py`` decides); both add the same weights in the same
+    ``search`` runs the C kernel of the extension ``_loops`` (``compiled.search``) where the install
+    built it, and the numpy loop (``bm25_numpy``) otherwise; both add the same weights in the same
     order and return the same arrays bit for bit.
 
     ``variant="lucene"`` scores as Lucene's BM25Similarity (Lucene 8+, used by Anserini):
@@ -185,32 +184,14 @@ class BM25Index:
             raise ConfigError(f"retrieval.depth ({depth!r}) must be an integer >= 0")
         if isinstance(queries, str):
             raise TypeError("queries must be a sequence of tokenized queries, not a string")
-        n_queries = len(queries)
-        indices = np.full((n_queries, depth), -1, dtype=np.int64)  # (n_queries, depth)
-        values = np.full((n_queries, depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
         per_query = [self._term_ids(query) for query in queries]
-        df = np.diff(self.indptr)  # (n_terms,) postings per term
-        postings = int(df[np.fromiter(chain.from_iterable(per_query), np.int64)].sum()) if n_queries else 0
-        compiled = kernels.choose(n_queries, postings, self.n_docs)
-        if compiled is None:
-            self._search_numpy(per_query, indices, values)
-        else:
-            self._search_numba(compiled, per_query, indices, values)
-        return indices, values
-
-    def _search_numba(self, compiled, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
-        """``search`` with the compiled kernel (``bm25_numba``): every query in one call, same results."""
-        term_ptr = np.zeros(len(per_query) + 1, dtype=np.int64)  # query q's terms: terms[term_ptr[q]:term_ptr[q + 1]]
-        np.cumsum(np.fromiter(map(len, per_query), np.int64, len(per_query)), out=term_ptr[1:])
-        terms = np.fromiter(chain.from_iterable(per_query), np.int64, int(term_ptr[-1]))  # (n_query_terms,)
-        doc_ids = self.doc_ids.view(np.uint32 if self.doc_ids.itemsize == 4 else np.uint64)  # ids are >= 0
-        index = (self.indptr, doc_ids, self.weights)
-        compiled.search_batch(*index, term_ptr, terms, self.n_docs, indices.shape[1], indices, values)
-
-    def _search_numpy(self, per_query: list[list[int]], indices: np.ndarray, values: np.ndarray) -> None:
-        """``search`` without numba (``bm25_numpy``): same arrays as the kernel, bit for bit."""
+        if compiled.LOOPS is not None:  # the C kernel: every query in one call
+            return compiled.search(self.indptr, self.doc_ids, self.weights, per_query, self.n_docs, depth)
+        indices = np.full((len(queries), depth), -1, dtype=np.int64)  # (n_queries, depth)
+        values = np.full((len(queries), depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
         index = (self.indptr, self.doc_ids, self.weights, self._positive_terms())
         bm25_numpy.search_batch(*index, per_query, self.n_docs, indices, values)
+        return indices, values
 
     def _positive_terms(self) -> np.ndarray:
         """(n_terms,) bool: whether every posting weight of each term is > 0 (computed once)."""

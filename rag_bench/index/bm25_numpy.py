@@ -1,8 +1,10 @@
-"""BM25 query path without numba: per query, one ``np.bincount`` over its postings, then the top depth.
+"""BM25 query path in numpy: per query, one ``np.bincount`` over its postings, then the top depth.
 
-A query's postings are concatenated term by term in query order and added by one bincount
-into a zeroed array: each document's weights in the same order as ``BM25Index.scores`` (and
-rank-bm25's ``get_scores``), so the same float64 sums as the numba kernel (``bm25_numba``).
+``BM25Index.search`` runs it where the C extension was not built, and it is the reference the C
+kernel (``search`` in ``_loops.c``) is checked against. A query's postings are concatenated
+term by term in query order and added by one bincount into a zeroed array: each document's
+weights in the same order as ``BM25Index.scores`` (and rank-bm25's ``get_scores``), so the same
+float64 sums as the C kernel.
 When every weight of the query is positive, a document holds a query term iff its sum is > 0,
 and the ``depth``-th largest maximum over blocks of ``_BLOCK`` documents is a score that
 ``depth`` documents reach: only documents at or above it are candidates (every tie with the

