@@ -15,7 +15,14 @@ succeeds and rag-bench runs the same computations in numpy. An editable install
 from setuptools import Extension, find_packages, setup
 
 setup(
-    ext_modules=[Extension("rag_bench.index._loops", ["rag_bench/index/_loops.c"], optional=True)],
+    ext_modules=[
+        Extension(
+            "rag_bench.index._loops",
+            [f"rag_bench/index/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search")],
+            depends=["rag_bench/index/_loops.h"],
+            optional=True,
+        )
+    ],
     packages=[
         *find_packages(include=["rag_bench", "rag_bench.*"]),
         "rag_bench._configs",
