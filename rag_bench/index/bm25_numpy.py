@@ -1,7 +1,7 @@
 """BM25 query path in numpy: per query, one ``np.bincount`` over its postings, then the top depth.
 
 ``BM25Index.search`` runs it where the C extension was not built, and it is the reference the C
-kernel (``search`` in ``_loops.c``) is checked against. A query's postings are concatenated
+kernel (``search`` in ``_loops_search.c``) is checked against. A query's postings are concatenated
 term by term in query order and added by one bincount into a zeroed array: each document's
 weights in the same order as ``BM25Index.scores`` (and rank-bm25's ``get_scores``), so the same
 float64 sums as the C kernel.

@@ -1,4 +1,4 @@
-"""The C loops of BM25 (extension ``_loops``, from ``_loops.c``), or the numpy code where they were not built.
+"""The C loops of BM25 (extension ``_loops``, from ``_loops*.c``), or the numpy code where they were not built.
 
 This module is the one place that decides: ``LOOPS`` is the extension module when it was
 compiled at install time (setup.py builds it where a C compiler is present; an install without
