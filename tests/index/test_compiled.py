@@ -1,4 +1,4 @@
-"""The C loops of BM25 (rag_bench/index/_loops*.c: indexing, search) against the numpy code they replace, bit for bit."""
+"""The C loops of BM25 (rag_bench/index/_loops*.c: indexing, search) against the numpy code they replace."""
 
 import json
 import re
