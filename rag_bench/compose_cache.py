@@ -65,7 +65,7 @@ class CachedComposer:
 
         self.cache, self._compose = cache, compose  # compose(loader, config_name, overrides, run_mode, ...)
         self.versions = (hydra_version, omegaconf_version, str(version.getbase()))
-        self._sources: dict[int, str | None] = {}  # id(loader's repository) -> its sources digest
+        self._sources: dict[int, tuple[Any, str | None]] = {}  # id(repository) -> (it, kept alive; its digest)
 
     def compose(
         self,
@@ -89,16 +89,20 @@ class CachedComposer:
                 config = self._compose(loader, config_name, generic, *flags)
             except Exception:  # fails with a placeholder: let Hydra fail (or not) on the user's own words
                 return self._compose(loader, config_name, overrides, *flags)
-            if not OmegaConf.select(config, SEARCHPATH):  # a config's own search path: not all inputs digested
+            # kept unless a config's own search path added sources, or a source changed since the digest
+            unchanged = sources_digest(loader.repository.get_sources()) == sources
+            if unchanged and not OmegaConf.select(config, SEARCHPATH):
                 self._keep(key, config)
         return place(config, folders)
 
     def sources(self, loader: Any) -> str | None:
-        """The digest of ``loader``'s config sources (``sources_digest``), once per loader."""
+        """The digest of ``loader``'s config sources (``sources_digest``), once per loader: the sources as the
+        command found them (a file edited while it runs is seen by the next command, and never kept under
+        the old digest: ``compose`` digests them again before it keeps a composition)."""
         repository = loader.repository
         if id(repository) not in self._sources:
-            self._sources[id(repository)] = sources_digest(repository.get_sources())
-        return self._sources[id(repository)]
+            self._sources[id(repository)] = (repository, sources_digest(repository.get_sources()))
+        return self._sources[id(repository)][1]
 
     def _keep(self, key: str, config: DictConfig) -> None:
         try:

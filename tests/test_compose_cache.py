@@ -179,3 +179,14 @@ def test_a_repeated_cli_sweep_composes_nothing(tmp_path):
 
 def yaml_text(path):
     return path.read_text(encoding="utf-8")
+
+
+def test_a_config_file_edited_while_a_command_runs_is_never_kept_under_the_old_digest(configs, tmp_path, counted):
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(tmp_path / "cache")) as c:
+        loader = GlobalHydra.instance().hydra.config_loader
+        assert c.sources(loader) is not None  # the sources as the command found them
+        recursive = configs / "chunker" / "recursive.yaml"
+        recursive.write_text(recursive.read_text().replace("size: 800", "size: 700"))
+        assert loader.load_configuration("config", ["retrieval=bm25"], RunMode.RUN).chunker.size == 700
+        assert loader.load_configuration("config", ["retrieval=bm25"], RunMode.RUN).chunker.size == 700
+    assert len(counted) == 2 and not (tmp_path / "cache" / "composed").exists()  # composed twice, kept never
