@@ -139,6 +139,23 @@ class DiskCache:
         self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         return value, False
 
+    def put_files(self, namespace: str, key: str, files: dict[str, bytes]) -> None:
+        """Store a set of files (file name -> content) as one entry: a finished run's outputs, a report's plots."""
+        self.put(namespace, key, pickle.dumps(dict(files), protocol=pickle.HIGHEST_PROTOCOL))
+
+    def get_files(self, namespace: str, key: str) -> dict[str, bytes] | None:
+        """The files ``put_files`` stored under ``key``; None when absent, corrupt, unreadable, or naming
+        anything but plain file names (so that writing them into a folder can only write into it)."""
+        payload = self.get(namespace, key)
+        try:
+            files = pickle.loads(payload) if payload is not None else None
+        except Exception:  # an entry that passed its checksum but cannot be read (another Python): a miss
+            return None
+        if not isinstance(files, dict):
+            return None
+        names = all(isinstance(k, str) and Path(k).name == k and k not in (".", "..") for k in files)
+        return files if names and all(isinstance(v, bytes) for v in files.values()) else None
+
     def _verify(self, path: Path, blob: bytes) -> bytes | None:
         payload = blob[36:]
         if blob[:4] == MAGIC and hashlib.sha256(payload).digest() == blob[4:36]:

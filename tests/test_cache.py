@@ -1,4 +1,5 @@
 import hashlib
+import pickle
 import subprocess
 import sys
 import tracemalloc
@@ -243,3 +244,15 @@ def test_vectors_made_by_other_embedding_code_are_not_served(tmp_path):
     _, other = embed_cached(new, Workspace.open(tmp_path).store(new, "query"), ["a", "b"], "query")
     assert (first.embedded, again.embedded, again.cache_hits, other.embedded) == (2, 0, 1, 2)
     assert sorted(p.name for p in (tmp_path / "vectors").iterdir()) == ["fake--hash-16+code-a", "fake--hash-16+code-b"]
+
+
+def test_a_set_of_files_is_read_back_only_when_every_name_is_a_plain_file_name(tmp_path):
+    cache = DiskCache(tmp_path)
+    cache.put_files("runs", "k", {"report.html": b"<p>", "run.trec": b""})
+    assert cache.get_files("runs", "k") == {"report.html": b"<p>", "run.trec": b""}
+    assert cache.get_files("runs", "absent") is None
+    for files in ({"../up": b"x"}, {"a/b": b"x"}, {"..": b"x"}, {"a": "text, not bytes"}):
+        cache.put_files("runs", "bad", files)
+        assert cache.get_files("runs", "bad") is None, files
+    cache.put("runs", "list", pickle.dumps([b"x"]))
+    assert cache.get_files("runs", "list") is None

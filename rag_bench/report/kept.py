@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import pickle
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,15 +38,7 @@ def kept_marks(cache: DiskCache, sweep: SweepTable, metric: str, alpha: float, s
     scores = [hashlib.sha256((sweep.folder / p / "per_question.csv").read_bytes()).hexdigest() for p in points]
     dataset = _dataset_state(sweep.folder / points[0]) if points else None
     key = digest("marks", code_version(), points, scores, dataset, metric, alpha, seed, fraction)
-    blob = cache.get(NAMESPACE, key)
-    if blob is not None:
-        try:
-            return pickle.loads(blob)
-        except Exception:  # unreadable (another environment): computed again
-            pass
-    marks = mark_points(sweep, metric, alpha, seed, fraction)
-    cache.put(NAMESPACE, key, pickle.dumps(marks, protocol=pickle.HIGHEST_PROTOCOL))
-    return marks
+    return cache.get_or_compute(NAMESPACE, key, lambda: mark_points(sweep, metric, alpha, seed, fraction))[0]
 
 
 def kept_plots(cache: DiskCache, data: PlotData, out_dir: Path) -> list[Path]:
@@ -55,24 +46,14 @@ def kept_plots(cache: DiskCache, data: PlotData, out_dir: Path) -> list[Path]:
     data = replace(data, table=data.table.drop(columns=[c for c in RUN_WORK if c in data.table]))
     table = data.table.to_csv(index=False)
     key = digest("plots", code_version(), importlib.metadata.version("matplotlib"), table, data.metric, data.swept)
-    blob = cache.get(NAMESPACE, key)
-    images = _images(blob) if blob is not None else None
+    images = cache.get_files(NAMESPACE, key)
     if images is not None:
         return [write_bytes(out_dir / name, png) for name, png in images.items()]
     from rag_bench.report.plots import make_plots  # matplotlib: imported only to draw
 
     written = make_plots(data, out_dir)
-    cache.put(NAMESPACE, key, pickle.dumps({p.name: p.read_bytes() for p in written}))
+    cache.put_files(NAMESPACE, key, {p.name: p.read_bytes() for p in written})
     return written
-
-
-def _images(blob: bytes) -> dict[str, bytes] | None:
-    try:
-        images = pickle.loads(blob)
-    except Exception:
-        return None
-    names = isinstance(images, dict) and all(isinstance(k, str) and Path(k).name == k for k in images)
-    return images if names and all(isinstance(v, bytes) for v in images.values()) else None
 
 
 def _dataset_state(point: Path) -> str | None:

@@ -20,7 +20,6 @@ run is computed again.
 from __future__ import annotations
 
 import json
-import pickle
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -43,16 +42,14 @@ def run_key(config, fingerprint: dict[str, str]) -> str:
 
 def keep(cache: DiskCache, key: str, written: list[Path]) -> None:
     """Store the files a run wrote (``write_outputs``' list, metrics.json among them) under ``key``."""
-    files = {path.name: path.read_bytes() for path in written}
-    cache.put(NAMESPACE, key, pickle.dumps(files, protocol=pickle.HIGHEST_PROTOCOL))
+    cache.put_files(NAMESPACE, key, {path.name: path.read_bytes() for path in written})
 
 
 def serve(cache: DiskCache, key: str, out_dir: Path) -> dict | None:
     """Write the outputs kept under ``key`` into ``out_dir`` (metrics.json last); their metrics, or None on a miss."""
     start = time.perf_counter()
-    blob = cache.get(NAMESPACE, key)
-    files = _files(blob) if blob is not None else None
-    if files is None:
+    files = cache.get_files(NAMESPACE, key)
+    if files is None or METRICS not in files:
         return None
     payload = json.loads(files.pop(METRICS))
     (out_dir / METRICS).unlink(missing_ok=True)  # as write_outputs: no old metrics beside new files
@@ -67,14 +64,3 @@ def served_stats(stats: dict, seconds: float) -> dict:
     """A served run's ``stats``: what the configuration is (chunks, index, work) kept, what this run did zeroed."""
     done = {"embedded": 0, "cache_hits": 0, "tokens": 0, "cost_usd": 0.0, "api": {}}
     return stats | done | {"reused": {"run": True}, "seconds": {"run": round(seconds, 4)}}
-
-
-def _files(blob: bytes) -> dict[str, bytes] | None:
-    """The kept files, or None when the entry is not what ``keep`` writes (read as a miss)."""
-    try:
-        files = pickle.loads(blob)
-    except Exception:  # an entry that passed its checksum but cannot be read (another Python): a miss
-        return None
-    valid = isinstance(files, dict) and METRICS in files
-    names = valid and all(isinstance(k, str) and Path(k).name == k and k not in (".", "..") for k in files)
-    return files if names and all(isinstance(v, bytes) for v in files.values()) else None
