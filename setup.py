@@ -6,8 +6,8 @@ classes only from its ``hydra_plugins`` namespace package.
 From a clone, rag-bench reads the top-level folders; an installed copy reads them as
 ``rag_bench/_configs`` and ``rag_bench/_datasets`` (see rag_bench/data/bundled.py).
 
-``rag_bench.index._loops`` is a small C extension (the hot loops of BM25 indexing and search; see
-rag_bench/index/compiled.py). It is optional: where no C compiler is found, the install still
+``rag_bench.index.bm25._loops`` is a small C extension (the hot loops of BM25 indexing and search; see
+rag_bench/index/bm25/compiled.py). It is optional: where no C compiler is found, the install still
 succeeds and rag-bench runs the same computations in numpy. An editable install
 (``pip install -e .``) builds it in place, beside its source.
 """
@@ -17,9 +17,9 @@ from setuptools import Extension, find_packages, setup
 setup(
     ext_modules=[
         Extension(
-            "rag_bench.index._loops",
-            [f"rag_bench/index/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search")],
-            depends=["rag_bench/index/_loops.h"],
+            "rag_bench.index.bm25._loops",
+            [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search")],
+            depends=["rag_bench/index/bm25/_loops.h"],
             optional=True,
         )
     ],

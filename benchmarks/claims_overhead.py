@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import VectorStore
 from rag_bench.testing import FakeEmbedder

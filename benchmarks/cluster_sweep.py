@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.store import stored_keys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "cluster"))

@@ -11,9 +11,9 @@ import argparse
 
 from hydra import compose, initialize_config_dir
 
-from rag_bench.config import register, validate
-from rag_bench.data.bundled import project_folder
-from rag_bench.pipeline import run
+from rag_bench.config.schema import register, validate
+from rag_bench.core.paths import project_folder
+from rag_bench.pipeline.run import run
 
 METRICS = ("recall@5", "recall@10", "ndcg@10")
 

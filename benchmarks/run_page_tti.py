@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.report.failures import StageLists, diagnose
-from rag_bench.report.run_page import render_run_page
-from rag_bench.report.run_view import RunFacts, Stage, run_view
-from rag_bench.types import Chunk, Question, Span
+from rag_bench.core.types import Chunk, Question, Span
+from rag_bench.report.run.page import render_run_page
+from rag_bench.report.run.view import RunFacts, Stage, run_view
+from rag_bench.score.failures import StageLists, diagnose
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "perf"))
 from common import Check, report  # noqa: E402  (benchmarks/perf/common.py: the checks run_all.py reads)

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.store import stored_keys, text_key
 
 
@@ -75,11 +75,12 @@ def chunk_texts(point: dict) -> list[str]:
     """The indexed chunk texts of one sweep point, rebuilt from its config (served by the chunk cache)."""
     from hydra import compose, initialize_config_dir
 
-    from rag_bench.config import register, validate
-    from rag_bench.data.bundled import dataset_folder, project_folder
+    from rag_bench.config.schema import register, validate
+    from rag_bench.core.paths import project_folder
+    from rag_bench.core.workspace import Workspace
+    from rag_bench.data.bundled import dataset_folder
     from rag_bench.embed.registry import build_embedder
-    from rag_bench.pipeline import chunk_dataset, load
-    from rag_bench.workspace import Workspace
+    from rag_bench.pipeline.run import chunk_dataset, load
 
     register()
     c = point["config"]

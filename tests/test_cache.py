@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import rag_bench.cache
-from rag_bench.cache import DiskCache, digest, source_digest
+import rag_bench.core.cache
+from rag_bench.core.cache import DiskCache, digest, source_digest
 from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
 from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.testing import FakeEmbedder
@@ -29,12 +29,12 @@ def test_roundtrip_and_get_or_compute(tmp_path):
 def test_pickled_values_are_read_back_only_by_the_code_that_computed_them(tmp_path, monkeypatch):
     """A candidate list cached by an older rag-bench (other results, or a class without a newer field) is recomputed."""
     cache, calls = DiskCache(tmp_path), []
-    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "older")
+    monkeypatch.setattr(rag_bench.core.cache, "code_version", lambda: "older")
     cache.get_or_compute("candidates", "k", lambda: calls.append(1) or "old result")
-    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "newer")
+    monkeypatch.setattr(rag_bench.core.cache, "code_version", lambda: "newer")
     value, cached = cache.get_or_compute("candidates", "k", lambda: calls.append(1) or "new result")
     assert (value, cached, len(calls)) == ("new result", False, 2)
-    monkeypatch.setattr(rag_bench.cache, "code_version", lambda: "older")
+    monkeypatch.setattr(rag_bench.core.cache, "code_version", lambda: "older")
     assert cache.get_or_compute("candidates", "k", lambda: calls.append(1))[0] == "old result"  # each its own
 
 
@@ -56,7 +56,7 @@ def test_the_code_version_follows_every_source_file_and_nothing_else(tmp_path):
         (package / path).write_text(text)
         digests.add(source_digest(package))
     assert before not in digests and len(digests) == 3  # each edit changes the digest
-    assert rag_bench.cache.code_version() == source_digest(Path(rag_bench.cache.__file__).parent)
+    assert rag_bench.core.cache.code_version() == source_digest(Path(rag_bench.core.cache.__file__).parents[1])
 
 
 def test_digest_separates_parts():
@@ -79,7 +79,7 @@ def test_corrupt_entry_is_detected_dropped_and_recomputed(tmp_path):
 
 WRITER = """
 import sys
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 cache = DiskCache(sys.argv[1])
 for i in range(300):
     cache.put("ns", f"{i % 10:02d}key", (f"value-{i % 10}" * 1000).encode())
@@ -232,16 +232,17 @@ def test_a_mapped_store_sees_batches_written_since_it_indexed(tmp_path):
 def test_vectors_made_by_other_embedding_code_are_not_served(tmp_path):
     """The store is named by ``cache_name`` when an embedder has one: the local embedder's carries a
     digest of its code, so vectors of the same model made by other code are embedded again, not reused."""
+    from rag_bench.core.workspace import Workspace
     from rag_bench.embed.base import vector_cache_name
     from rag_bench.embed.local import CODE_DIGEST, MiniLMEmbedder
-    from rag_bench.workspace import Workspace
+    from rag_bench.embed.store import vector_store
 
     assert vector_cache_name(MiniLMEmbedder()) == f"{MiniLMEmbedder.name}+{CODE_DIGEST}" and len(CODE_DIGEST) == 12
     old, new = FakeEmbedder(16), FakeEmbedder(16)
     old.cache_name, new.cache_name = f"{old.name}+code-a", f"{new.name}+code-b"  # same model, other code
-    _, first = embed_cached(old, Workspace.open(tmp_path).store(old, "query"), ["a", "b"], "query")
-    _, again = embed_cached(old, Workspace.open(tmp_path).store(old, "query"), ["a"], "query")
-    _, other = embed_cached(new, Workspace.open(tmp_path).store(new, "query"), ["a", "b"], "query")
+    _, first = embed_cached(old, vector_store(Workspace.open(tmp_path), old, "query"), ["a", "b"], "query")
+    _, again = embed_cached(old, vector_store(Workspace.open(tmp_path), old, "query"), ["a"], "query")
+    _, other = embed_cached(new, vector_store(Workspace.open(tmp_path), new, "query"), ["a", "b"], "query")
     assert (first.embedded, again.embedded, again.cache_hits, other.embedded) == (2, 0, 1, 2)
     assert sorted(p.name for p in (tmp_path / "vectors").iterdir()) == ["fake--hash-16+code-a", "fake--hash-16+code-b"]
 

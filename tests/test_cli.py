@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 
 
 def rag_bench(*args, cache, cwd=None):
@@ -154,7 +154,7 @@ def test_embedded_counts_every_stage_including_the_reranker(tmp_path):
 def test_a_path_dataset_is_labelled_by_its_folder_and_short_lists_are_reported(tmp_path):
     import shutil
 
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.core.paths import project_folder
 
     data = tmp_path / "my-set"
     shutil.copytree(project_folder("datasets") / "annual-report", data)

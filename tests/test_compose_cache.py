@@ -14,10 +14,10 @@ from hydra.core.utils import setup_globals
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
-from rag_bench import compose_cache
-from rag_bench.compose_cache import cache_dir_override, installed, sources_digest
-from rag_bench.config import register
-from rag_bench.data.bundled import project_folder
+from rag_bench.config import compose_cache
+from rag_bench.config.compose_cache import cache_dir_override, installed, sources_digest
+from rag_bench.config.schema import register
+from rag_bench.core.paths import project_folder
 
 JOB = ["chunker.size=300", "retrieval=bm25", "reranker=maxsim"]
 HYDRA_COMPOSE = ConfigLoaderImpl.load_configuration

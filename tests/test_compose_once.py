@@ -9,9 +9,9 @@ from hydra.core.global_hydra import GlobalHydra
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
-from rag_bench.compose_once import BASIC_LAUNCHER, ComposeOnce, composed_once
-from rag_bench.config import register
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.compose_once import BASIC_LAUNCHER, ComposeOnce, composed_once
+from rag_bench.config.schema import register
+from rag_bench.core.paths import project_folder
 
 
 def test_calls_alternate_between_composing_and_handing_over():

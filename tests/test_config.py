@@ -4,9 +4,9 @@ from dataclasses import fields
 
 import pytest
 
-from rag_bench.compose import compose
-from rag_bench.config import Config, groups, register, validate
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.compose import compose
+from rag_bench.config.schema import Config, groups, register, validate
+from rag_bench.core.paths import project_folder
 
 CHOICES = [(group, name) for group, options in groups().items() for name in options]
 

@@ -16,16 +16,16 @@ import pytest
 from rag_bench.chunk.base import build_chunks
 from rag_bench.chunk.registry import CHUNKERS, ChunkerEntry
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
-from rag_bench.compose import compose
-from rag_bench.config import register, validate
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.compose import compose
+from rag_bench.config.schema import register, validate
+from rag_bench.core.paths import project_folder
+from rag_bench.core.types import Document
 from rag_bench.index.base import IndexConfig, IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.registry import VECTOR_INDEXES, IndexEntry
-from rag_bench.pipeline import run
+from rag_bench.pipeline.run import run
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.registry import RETRIEVERS, RetrieverEntry
-from rag_bench.types import Document
 
 
 def compose_run(tmp_path, overrides, yaml_files: dict[str, str]):

@@ -8,9 +8,9 @@ import urllib.request
 
 import pytest
 
-from rag_bench.fakes import retrieval_server, voyage_server
-from rag_bench.fakes.retrieval_server import FakeRetrievalServer
-from rag_bench.fakes.voyage_server import FakeVoyageServer
+from rag_bench.testing import retrieval_server, voyage_server
+from rag_bench.testing.retrieval_server import FakeRetrievalServer
+from rag_bench.testing.voyage_server import FakeVoyageServer
 
 SERVERS = {
     "voyage": (voyage_server, lambda: FakeVoyageServer(), "/v1/embeddings", {"model": "m", "input": ["a b"]}),

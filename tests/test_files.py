@@ -1,4 +1,4 @@
-"""rag_bench.files: a write that fails midway leaves the previous file byte-identical."""
+"""rag_bench.core.files: a write that fails midway leaves the previous file byte-identical."""
 
 import errno
 import json
@@ -8,10 +8,10 @@ import uuid
 
 import pytest
 
-from rag_bench import files
-from rag_bench.cli import main, write_hint
+from rag_bench.core import files
 from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
+from rag_bench.entry.cli import main, write_hint
 
 
 def leftovers(folder):

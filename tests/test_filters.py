@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rag_bench.errors import DataError
-from rag_bench.filters import MetadataTable, parse_filter
+from rag_bench.core.errors import DataError
+from rag_bench.core.filters import MetadataTable, parse_filter
 
 DOC = {"product": "kg-450", "acl": ["engineering", "support"], "date": 20240920, "score": 1, "draft": True}
 

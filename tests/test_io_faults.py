@@ -11,14 +11,15 @@ import uuid
 import pytest
 
 FAST = ("embedder=fake", "dataset=annual-report")
-# progress output: a bar's frame on a terminal (the bars clear themselves), else a plain line (rag_bench/progress.py)
+# progress output: a bar's frame on a terminal (the bars clear themselves), else a plain line
+# (rag_bench/core/progress.py)
 PROGRESS = re.compile(r"^\s*[\w ]+:\s+\d+%\||^[\w ]+: \d+(/\d+ \w+ \(\d+%\)| \w+), \d+\.\d s$")
 
 
 def rag_bench(*args, cache, patch=None):
     """``python -m rag_bench ARGS`` (with ``patch``, Python run first in the same process, e.g. a full disk)."""
     env = {**os.environ, "RAG_BENCH_CACHE": str(cache)}
-    code = f"{patch}\nfrom rag_bench.cli import main\nmain()" if patch else None
+    code = f"{patch}\nfrom rag_bench.entry.cli import main\nmain()" if patch else None
     command = [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", "rag_bench", *args]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
 
@@ -99,7 +100,7 @@ def test_full_disk_under_the_run_dir_keeps_the_earlier_run(tmp_path, run_dir):
     shutil.copytree(run_dir, out)
     earlier = (out / "per_question.csv").read_bytes()
     patch = (
-        "import errno\nfrom rag_bench import files\nreal = files._fill\n"
+        "import errno\nfrom rag_bench.core import files\nreal = files._fill\n"
         "def fill(tmp, write):\n"
         "    if 'metrics.json' in tmp.name:\n"
         "        raise OSError(errno.ENOSPC, 'No space left on device')\n"

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from rag_bench.progress import progress, quiet_while, track
+from rag_bench.core.progress import progress, quiet_while, track
 
 
 def lines(stream: io.StringIO) -> list[str]:

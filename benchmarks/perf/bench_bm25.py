@@ -5,7 +5,7 @@ rank-bm25's; queries at least 500x faster than rank-bm25 and no slower than bm25
 numba backend (both single-threaded: bm25s gets n_threads=1, our C kernel is serial).
 rank-bm25 takes ~0.1 s a query, so it answers a sample of the queries and its per-query time
 is compared. Ours runs the C kernel that the install builds (``search`` in
-``rag_bench/index/_loops_search.c``, what ``BM25Index.search`` runs wherever the extension was built);
+``rag_bench/index/bm25/_loops_search.c``, what ``BM25Index.search`` runs wherever the extension was built);
 the numpy loop, which runs without the extension (``compiled.LOOPS = None``), is timed too and
 must give the same arrays.
 """
@@ -19,8 +19,8 @@ import numpy as np
 from common import Check, best_of, interleaved, queries_from, report, single_thread, zipf_corpus
 from rank_bm25 import BM25Okapi
 
-from rag_bench.index import compiled
-from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.bm25 import compiled
+from rag_bench.index.bm25.index import BM25Index
 from rag_bench.index.topk import top_k_row
 
 N_DOCS, N_QUERIES, DEPTH, SAMPLE = 50_000, 1_000, 100, 25

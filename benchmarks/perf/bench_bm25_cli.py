@@ -25,8 +25,8 @@ import numpy as np
 from common import Check, best_of, report, zipf_corpus
 from rank_bm25 import BM25Okapi
 
-from rag_bench.index import compiled
-from rag_bench.index.analyzers import identifier_tokens
+from rag_bench.index.bm25 import compiled
+from rag_bench.index.bm25.analyzers import identifier_tokens
 from rag_bench.index.topk import top_k_row
 
 N_DOCS, N_QUERIES, DEPTH, SAMPLE, ROUNDS = 50_000, 1_000, 100, 25, 2

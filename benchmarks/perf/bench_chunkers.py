@@ -19,17 +19,17 @@ from dataclasses import replace
 
 from common import Check, report
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.base import measure_units
 from rag_bench.chunk.registry import build_chunker, chunker_config
 from rag_bench.chunk.settings import ChunkerTools
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.workspace import Workspace
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.local import MAX_TOKENS, MiniLMEmbedder
 from rag_bench.embed.store import VectorStore
-from rag_bench.pipeline import chunk_dataset
-from rag_bench.workspace import Workspace
+from rag_bench.pipeline.run import chunk_dataset
 
 SECOND_SIZE = {"semantic": 600, "cluster": 1000}  # the second sweep point's chunker.size
 GOAL = 2.0

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from common import Check, interleaved, report
 
-from rag_bench.fuse.rrf import rrf
 from rag_bench.index.topk import top_k_row
+from rag_bench.retrieve.fusion.rrf import rrf
 
 N_QUERIES, DEPTH, N_ITEMS = 1_000, 100, 50_000
 

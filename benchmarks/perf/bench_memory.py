@@ -22,7 +22,7 @@ from common import Check, peak_rss_bytes, report, unit_vectors
 
 import rag_bench.embed.cached as cached_module
 import rag_bench.embed.store as store_module
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 
 N_CHUNKS, DIM, N_QUERIES, DEPTH = 100_000, 1_024, 1_000, 100
 HERE = Path(__file__).resolve().parent

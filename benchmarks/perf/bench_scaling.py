@@ -13,9 +13,9 @@ import math
 import numpy as np
 from common import Check, best_of, queries_from, report, single_thread, unit_vectors, zipf_corpus
 
-from rag_bench.fuse.rrf import rrf
-from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.bm25.index import BM25Index
 from rag_bench.index.dense import DenseIndex
+from rag_bench.retrieve.fusion.rrf import rrf
 from rag_bench.score.documents import document_metrics, document_run
 
 SIZES, N_QUERIES, DEPTH, DIM = (10_000, 50_000, 100_000), 1_000, 100, 384

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from common import Check, report
 
-from rag_bench.cache import DiskCache
-from rag_bench.filters import MetadataTable, parse_filter
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
@@ -88,7 +88,7 @@ def main() -> None:
             checks.append(Check(GOAL, f"{label} build seconds", build_s, "info", 0.0))
             checks.append(Check(GOAL, f"{label} p95 query ms", p95, "info", 0.0, f"(exact p95 {exact_p95:.2f} ms)"))
     finally:
-        from rag_bench.index.pg_server import release
+        from rag_bench.index.postgres.server import release
 
         release(cache_dir / "pgvector")
         shutil.rmtree(cache_dir, ignore_errors=True)

@@ -29,14 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import default_cache_dir
 from rag_bench.chunk.registry import chunker_config
+from rag_bench.core.cache import default_cache_dir
+from rag_bench.core.types import Chunk, Question
+from rag_bench.core.workspace import Workspace
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.registry import build_embedder, embedder_config
-from rag_bench.pipeline import chunk_dataset
+from rag_bench.pipeline.run import chunk_dataset
 from rag_bench.score.spans import intersection_size, size, union
-from rag_bench.types import Chunk, Question
-from rag_bench.workspace import Workspace
 
 RECURSIVE = {
     (250, 125): (78.7, 4.9, 21.9, 4.9),

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rag_bench.cache import default_cache_dir
+from rag_bench.core.cache import default_cache_dir
 
 PUBLISHED = {"bm25": {"ndcg@10": 0.6789, "recall@100": 0.9253, "recall@1000": 0.9767}}
 TOLERANCE = {"ndcg@10": 0.015, "recall@100": 0.02}

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from rag_bench.cache import default_cache_dir
+from rag_bench.core.cache import default_cache_dir
 
 MEASURES = {"ndcg_cut": "ndcg", "recall": "recall", "P": "precision"}
 KS = (10, 100, 1000)

@@ -10,7 +10,7 @@ from rag_bench.chunk.contexts import Contexts
 from rag_bench.chunk.prefix import prefixer
 from rag_bench.chunk.settings import ChunkerTools, Embed
 from rag_bench.chunk.units import Units, measure
-from rag_bench.types import Chunk, Document
+from rag_bench.core.types import Chunk, Document
 
 # (text, units, size, overlap) -> character ranges
 Ranges = Callable[[str, Units, int, int], list[tuple[int, int]]]

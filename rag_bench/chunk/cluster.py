@@ -30,7 +30,7 @@ import numpy as np
 from rag_bench.chunk.recursive import recursive_ranges
 from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig
 from rag_bench.chunk.units import Units
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
 # (starts of candidate chunks, end) -> reward of each chunk [start, end) of pieces

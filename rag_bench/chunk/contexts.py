@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.files import write_text
+from rag_bench.core.types import Chunk, Document
 from rag_bench.data.jsonl import field, read_jsonl
-from rag_bench.errors import DataError
-from rag_bench.files import write_text
-from rag_bench.types import Chunk, Document
 
 Key = tuple[str, int, int]  # (document sha256, start, end)
 FIX = (

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from rag_bench.chunk.prefix import prefixer
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Chunk, Document
 from rag_bench.data.jsonl import field, read_jsonl
-from rag_bench.errors import DataError
-from rag_bench.types import Chunk, Document
 
 MANIFEST = "chunks.jsonl"  # written by `rag-bench import prechunked`
 MISSING_FIX = (

@@ -7,8 +7,8 @@ import re
 from collections.abc import Callable
 
 from rag_bench.chunk.contexts import Contexts
-from rag_bench.errors import ConfigError
-from rag_bench.types import Document
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Document
 
 PREFIXES = ("none", "title", "headings", "contexts")
 # (chunk start, chunk end) -> prefix; every kind but contexts needs only the start

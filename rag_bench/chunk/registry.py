@@ -16,7 +16,7 @@ from rag_bench.chunk.contexts import FIX as CONTEXTS_FIX
 from rag_bench.chunk.contexts import file_hash, read_contexts
 from rag_bench.chunk.given import MISSING_FIX as MANIFEST_FIX
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
-from rag_bench.variants import settings_of
+from rag_bench.core.options import settings_of
 
 
 @dataclass(frozen=True)

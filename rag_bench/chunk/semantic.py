@@ -33,7 +33,7 @@ from rag_bench.chunk.recursive import split_range
 from rag_bench.chunk.sentence import sentence_spans
 from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig, one_of
 from rag_bench.chunk.units import Units
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
 

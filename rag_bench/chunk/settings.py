@@ -19,7 +19,7 @@ from omegaconf import MISSING
 from rag_bench.chunk.contexts import Contexts
 from rag_bench.chunk.prefix import PREFIXES
 from rag_bench.chunk.units import UNIT_NAMES, TokenSpans
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows (document mode)
 

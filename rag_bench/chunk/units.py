@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 
 # (n_units, 2) int64 array of [start, end) character offsets of each unit of a text
 TokenSpans = Callable[[str], np.ndarray]

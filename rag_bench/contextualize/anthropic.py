@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_bench.api.anthropic import MessagesClient
-from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import document_hash
 from rag_bench.contextualize.settings import AnthropicContextConfig
-from rag_bench.progress import Progress
-from rag_bench.types import Chunk, Document
+from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.progress import Progress
+from rag_bench.core.types import Chunk, Document
+from rag_bench.remote.anthropic import MessagesClient
 
 INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
 ASK = (

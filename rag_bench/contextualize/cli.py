@@ -23,7 +23,7 @@ from hydra.core.config_store import ConfigStore
 
 from rag_bench.chunk.contexts import ContextEntry, read_contexts, write_contexts
 from rag_bench.chunk.settings import SizedChunkerConfig
-from rag_bench.config import register as register_stages
+from rag_bench.config.schema import register as register_stages
 from rag_bench.contextualize.anthropic import AnthropicContexts
 from rag_bench.contextualize.offline import OfflineContexts
 from rag_bench.contextualize.settings import (
@@ -32,9 +32,9 @@ from rag_bench.contextualize.settings import (
     ContextualizeConfig,
     OfflineContextConfig,
 )
-from rag_bench.files import check_writable
-from rag_bench.progress import progress
-from rag_bench.types import Chunk
+from rag_bench.core.files import check_writable
+from rag_bench.core.progress import progress
+from rag_bench.core.types import Chunk
 
 SCHEMA_NAME = "rag_bench_contextualize_schema"
 
@@ -61,7 +61,7 @@ def register() -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the verb; RagBenchError propagates to ``rag_bench.cli`` (one line, exit 2)."""
+    """Run the verb; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
     parser = argparse.ArgumentParser(
         prog="rag-bench contextualize",
         description="Write a contexts file (chunker.prefix=contexts) for the chunks these settings produce.",
@@ -78,9 +78,9 @@ def main(argv: Sequence[str]) -> int:
 
 def compose_settings(overrides: Sequence[str] = ()) -> ContextualizeConfig:
     """The checked settings from ``configs/contextualize/config.yaml``, the main groups and ``overrides``."""
-    from rag_bench.compose import compose
-    from rag_bench.config import validate
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.config.compose import compose
+    from rag_bench.config.schema import validate
+    from rag_bench.core.paths import project_folder
 
     register()
     configs = project_folder("configs")
@@ -91,10 +91,10 @@ def compose_settings(overrides: Sequence[str] = ()) -> ContextualizeConfig:
 
 def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, int]]:
     """Write the contexts file; returns its path, the number of contexts and the API token counts."""
+    from rag_bench.core.workspace import Workspace
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.embed.registry import build_embedder
-    from rag_bench.pipeline import chunk_dataset, load
-    from rag_bench.workspace import Workspace
+    from rag_bench.pipeline.run import chunk_dataset, load
 
     out = check_writable(settings.out or default_out(settings))  # before any (paid) work, not after
     ws = Workspace.open(settings.cache_dir)

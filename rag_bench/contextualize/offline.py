@@ -6,12 +6,12 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.prefix import heading_trail
 from rag_bench.contextualize.settings import OfflineContextConfig
-from rag_bench.index.analyzers import ENGLISH_STOPWORDS, identifier_tokens
-from rag_bench.progress import Progress
-from rag_bench.types import Chunk, Document
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.progress import Progress
+from rag_bench.core.types import Chunk, Document
+from rag_bench.index.bm25.analyzers import ENGLISH_STOPWORDS, identifier_tokens
 
 # fmt: off
 STOPWORDS = ENGLISH_STOPWORDS | {

@@ -7,9 +7,9 @@ from typing import Any
 
 from omegaconf import MISSING
 
-from rag_bench.api.settings import ApiSettings
-from rag_bench.config import DatasetConfig
-from rag_bench.errors import ConfigError
+from rag_bench.config.schema import DatasetConfig
+from rag_bench.core.errors import ConfigError
+from rag_bench.remote.settings import ApiSettings
 
 
 @dataclass

@@ -1,20 +1,11 @@
-"""Where bundled datasets and configs live: the clone's top level, or the installed package."""
+"""The bundled datasets: their names, and the folder of a ``dataset.name`` or ``dataset.path``."""
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
-from rag_bench.errors import ConfigError
-
-_CLONE = Path(__file__).resolve().parents[2]
-
-
-def project_folder(name: str) -> Path:
-    """``configs`` or ``datasets``: the clone's folder when run from a clone, else the installed copy."""
-    if (_CLONE / name).is_dir() and (_CLONE / "pyproject.toml").is_file():
-        return _CLONE / name
-    return Path(str(resources.files("rag_bench").joinpath(f"_{name}")))
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.paths import project_folder
 
 
 def bundled_names() -> list[str]:

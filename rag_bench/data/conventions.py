@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from rag_bench.errors import DataError
-from rag_bench.files import write_bytes
+from rag_bench.core.errors import DataError
+from rag_bench.core.files import write_bytes
 
 if TYPE_CHECKING:
-    from rag_bench.config import Config
+    from rag_bench.config.schema import Config
 
 FILE = "conventions.yaml"
 FIELDS = ("source", "summary", "reference", "overrides")

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from rag_bench.errors import DataError
-from rag_bench.files import write_bytes
+from rag_bench.core.errors import DataError
+from rag_bench.core.files import write_bytes
 
 BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")

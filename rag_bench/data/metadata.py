@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.filters import Filter, parse_filter
+from rag_bench.core.types import Document, Span
 from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
-from rag_bench.errors import DataError
-from rag_bench.filters import Filter, parse_filter
-from rag_bench.types import Document, Span
 
 
 def with_sidecar(path: Path, documents: tuple[Document, ...]) -> tuple[Document, ...]:

@@ -17,11 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import MappingProxyType
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Dataset, Document, Question
 from rag_bench.data.jsonl import BOM, UTF8_FIX, field, read_jsonl, reject_unknown
 from rag_bench.data.metadata import with_sidecar
 from rag_bench.data.questions import QUESTION_FIELDS, check_id, parse_question
-from rag_bench.errors import DataError
-from rag_bench.types import Dataset, Document, Question
 
 __all__ = ["QUESTION_FIELDS", "load_dataset", "load_documents", "load_questions", "parse_question"]
 

@@ -11,7 +11,7 @@ text}`` (an excerpt found verbatim exactly once), or both (the text must equal
 ``document[start:end]``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
 0 or below judged not relevant, as trec_eval). ``source`` (e.g. ``synthetic``),
 ``generator`` (the settings that produced a generated question) and ``flags`` (review
-notes) describe where a question came from. ``filter`` (rag_bench/filters.py) limits the
+notes) describe where a question came from. ``filter`` (rag_bench/core/filters.py) limits the
 documents the asker may see; its evidence must lie inside it.
 """
 
@@ -21,11 +21,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Document, Question, Span
 from rag_bench.data.jsonl import field, reject_unknown
 from rag_bench.data.locate import find_excerpt
 from rag_bench.data.metadata import question_filter
-from rag_bench.errors import DataError
-from rag_bench.types import Document, Question, Span
 
 QUESTION_FIELDS = {
     "id",

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag_bench.core.progress import progress
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.store import VectorStore, text_key
-from rag_bench.progress import progress
 
 COMMIT_EVERY = 64  # texts per cache entry
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding

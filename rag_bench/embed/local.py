@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rag_bench.core.errors import ConfigError
 from rag_bench.embed.base import normalise
-from rag_bench.errors import ConfigError
 
 # This file's code and ``normalise`` turn the pinned weights and tokenizer into vectors: their digest
 # names the vectors in the cache (``cache_name``), so an edit here embeds again rather than reuse.

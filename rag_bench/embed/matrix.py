@@ -17,7 +17,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from rag_bench.cache import MAGIC
+from rag_bench.core.cache import MAGIC
 
 HEADER = struct.Struct("<4sII16x")  # tag, n, dim; 28 bytes
 TAG = b"RBM1"

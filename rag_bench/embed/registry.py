@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rag_bench.core.options import settings_of
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.settings import EmbedderConfig, FakeConfig, LocalConfig, VoyageConfig
-from rag_bench.variants import settings_of
 
 
 def _local(cfg: LocalConfig) -> Embedder:
@@ -17,7 +17,7 @@ def _local(cfg: LocalConfig) -> Embedder:
 
 
 def _fake(cfg: FakeConfig) -> Embedder:
-    from rag_bench.fakes.stages import FakeEmbedder
+    from rag_bench.embed.fake import FakeEmbedder
 
     return FakeEmbedder(cfg.dimension or 64)
 

@@ -17,21 +17,15 @@ from __future__ import annotations
 import hashlib
 import struct
 from collections.abc import Container
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import DiskCache, atomic_write, digest
+from rag_bench.core.cache import DiskCache, atomic_write, digest
+from rag_bench.core.workspace import Tally, Workspace
+from rag_bench.embed.base import vector_cache_name
 from rag_bench.embed.claims import Claims
 from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
-
-
-@dataclass
-class Tally:
-    """Texts embedded through the cache by every store that shares it (a workspace's stores, every stage)."""
-
-    embedded: int = 0
 
 
 def text_key(text: str) -> bytes:
@@ -179,3 +173,10 @@ class VectorStore:
 
 class _BatchGone(Exception):
     """A batch entry named by the index is no longer in the cache."""
+
+
+def vector_store(ws: Workspace, embedder, input_type: str) -> VectorStore:
+    """The workspace's vector store of an embedder's native vectors (one per process and namespace)."""
+    name = vector_cache_name(embedder)
+    key = digest(name, embedder.dimension, input_type)
+    return ws.remember("store", key, lambda: VectorStore(ws.cache, name, embedder.dimension, input_type, ws.tally))

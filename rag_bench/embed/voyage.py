@@ -4,7 +4,7 @@ Each request holds at most ``batch_size`` texts (API limit 1,000) and at most th
 documented tokens per request (docs.voyageai.com/reference/embeddings-api: 1M for the lite
 models, 320K for voyage-4, voyage-3.5 and voyage-2, 120K for the large, code, finance and law
 models; 120K is assumed for a model not listed), counted with ``estimate_tokens``, an
-over-estimate. Requests run ``concurrency`` at a time and are retried as ``rag_bench.api.retry``
+over-estimate. Requests run ``concurrency`` at a time and are retried as ``rag_bench.remote.retry``
 says. Billed tokens come from each response's ``usage.total_tokens``.
 
 Pipeline hooks: ``usage`` (a ``api.usage.Usage``: requests, retries, texts, tokens) and
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag_bench.api.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
-from rag_bench.api.usage import Usage, estimate_tokens, plan_batches, price_per_million
-from rag_bench.api.voyage import classify_voyage, redact, voyage_api_key, voyage_client
+from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.embed.base import INPUT_TYPES, normalise
-from rag_bench.errors import ConfigError, ServiceError
+from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
+from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches, price_per_million
+from rag_bench.remote.voyage import classify_voyage, redact, voyage_api_key, voyage_client
 
 MAX_TEXTS = 1000
 DEFAULT_TOKEN_LIMIT = 120_000

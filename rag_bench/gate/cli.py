@@ -10,12 +10,12 @@ import argparse
 import os
 from pathlib import Path
 
-from rag_bench import files
-from rag_bench.errors import ConfigError
+from rag_bench.core import files
+from rag_bench.core.errors import ConfigError
 from rag_bench.gate.compare import DEFAULT_METRICS, compare_runs
 from rag_bench.gate.gate import DEFAULT_MAX_DROP, DEFAULT_METRIC, check_unique, load_rules, make_rules, run_gate
 from rag_bench.gate.render import compare_markdown, gate_junit, gate_markdown
-from rag_bench.gate.runs import load_run
+from rag_bench.run_folder.runs import load_run
 from rag_bench.score.names import parse_metric
 
 PASSED, REGRESSED = 0, 1
@@ -53,7 +53,7 @@ def gate_main(argv: list[str]) -> int:
     rules = check_unique(from_file + make_rules(args.metric, args.max_drop))
     result = run_gate(load_run(args.baseline), load_run(args.current), rules, alpha=args.alpha, seed=args.seed)
     if args.diff:
-        from rag_bench.report.diff_cli import write_diff
+        from rag_bench.report.diff.cli import write_diff
 
         write_diff(Path(load_run(args.baseline).folder), Path(load_run(args.current).folder), Path(args.diff))
     markdown = gate_markdown(result, diff=args.diff)

@@ -1,7 +1,7 @@
 """Compare runs: each metric's mean and 95% interval per run, and paired tests against the first run.
 
 Each later run is tested against the first with the two-sided paired sign-flip test
-(``rag_bench.gate.stats``); for each metric the p-values of the later runs are
+(``rag_bench.score.paired``); for each metric the p-values of the later runs are
 Holm-corrected together, so "significant" holds at alpha across all the runs compared.
 """
 
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.errors import ConfigError
-from rag_bench.gate.runs import Run, common_questions, metric_values
-from rag_bench.gate.stats import RESAMPLES, holm, paired_test
+from rag_bench.core.errors import ConfigError
+from rag_bench.run_folder.runs import Run, common_questions, metric_values
 from rag_bench.score.aggregate import summarise
 from rag_bench.score.names import Metric
+from rag_bench.score.paired import RESAMPLES, holm, paired_test
 
 DEFAULT_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr@10")
 

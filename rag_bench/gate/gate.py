@@ -1,7 +1,7 @@
 """The gate: per metric, fail only on a drop beyond its margin that a paired test says is real.
 
 A metric regresses when ``mean(baseline) - mean(current) > max_drop`` and the one-sided
-sign-flip test of the per-question differences (``rag_bench.gate.stats``) gives p < alpha.
+sign-flip test of the per-question differences (``rag_bench.score.paired``) gives p < alpha.
 Each metric is tested at alpha on its own (no correction across the gated metrics).
 
 A metric where lower is better (``leak@k``) is held under a ceiling instead: ``{metric: leak@10,
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.errors import ConfigError
-from rag_bench.gate.runs import Run, common_questions, first_hit_ranks, hits_at, metric_values, question_texts
-from rag_bench.gate.stats import paired_test
+from rag_bench.core.errors import ConfigError
+from rag_bench.run_folder.runs import Run, common_questions, first_hit_ranks, hits_at, metric_values, question_texts
 from rag_bench.score.metrics import FAMILIES
 from rag_bench.score.names import Metric, parse_metric
+from rag_bench.score.paired import paired_test
 
 DEFAULT_METRIC = "recall@10"
 DEFAULT_MAX_DROP = 0.02

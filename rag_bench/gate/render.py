@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from rag_bench.gate.compare import Comparison
 from rag_bench.gate.gate import FLIP_K, Flip, GateResult, Verdict
-from rag_bench.gate.runs import format_rank
+from rag_bench.run_folder.runs import format_rank
 
 TEXT_WIDTH = 100  # question text is cut to this many characters in tables
 VERDICT_TEXT = {

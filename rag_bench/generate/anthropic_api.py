@@ -7,10 +7,10 @@ connection errors) are retried by the SDK ``max_retries`` times with backoff.
 
 from __future__ import annotations
 
-from rag_bench.api.anthropic import MessagesClient
 from rag_bench.generate.base import Answer
 from rag_bench.generate.prompt import Prompt
 from rag_bench.generate.settings import AnthropicGeneratorConfig
+from rag_bench.remote.anthropic import MessagesClient
 
 
 class AnthropicGenerator:

@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from rag_bench.core.types import Question
 from rag_bench.generate.base import Answer
 from rag_bench.generate.checks import Checks
-from rag_bench.types import Question
 
 RETRIEVAL, GENERATION, REFUSAL = "retrieval", "generation", "refusal"
 LABELS = (RETRIEVAL, GENERATION, REFUSAL)

@@ -18,11 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rag_bench.core.types import Chunk, Question
 from rag_bench.generate.base import Answer, strip_citations
 from rag_bench.generate.prompt import Prompt
 from rag_bench.generate.text import normalise, token_f1
 from rag_bench.score.relevance import ChunkLocator, touching
-from rag_bench.types import Chunk, Question
 
 _QUOTE = re.compile(r'"([^"]+)"|“([^”]+)”')
 

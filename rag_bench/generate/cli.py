@@ -14,7 +14,7 @@ from rag_bench.generate.config import GenerateConfig, register
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the verb; RagBenchError propagates to ``rag_bench.cli`` (one line, exit 2)."""
+    """Run the verb; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
     parser = argparse.ArgumentParser(
         prog="rag-bench check-generation",
         description="Answer each question of a run from its retrieved chunks, check the answers, "
@@ -38,9 +38,9 @@ def main(argv: Sequence[str]) -> int:
 
 def compose_settings(overrides: Sequence[str] = ()) -> GenerateConfig:
     """The checked settings from ``configs/generate/config.yaml`` and ``overrides``."""
-    from rag_bench.compose import compose
-    from rag_bench.config import validate
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.config.compose import compose
+    from rag_bench.config.schema import validate
+    from rag_bench.core.paths import project_folder
     from rag_bench.generate.registry import GENERATORS
 
     register()

@@ -12,7 +12,7 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.generate.registry import GENERATORS
 from rag_bench.generate.settings import ExtractiveConfig
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 
-from rag_bench.files import write_text
+from rag_bench.core.files import write_text
 from rag_bench.generate.attribution import LABELS, count
 from rag_bench.generate.prompt import REFUSAL
 from rag_bench.generate.run import GenerationResult, QuestionResult

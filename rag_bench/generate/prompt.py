@@ -17,7 +17,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.types import Chunk, Question
+from rag_bench.core.types import Chunk, Question
 
 REFUSAL = "The answer is not in the passages."
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import settings_of
 from rag_bench.generate.base import Generator
 from rag_bench.generate.settings import AnthropicGeneratorConfig, ExtractiveConfig, GeneratorConfig, ReplayConfig
-from rag_bench.variants import settings_of
 
 
 def _extractive(cfg) -> Generator:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from rag_bench.core.errors import DataError
 from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
-from rag_bench.errors import DataError
 from rag_bench.generate.base import Answer, is_refusal, parse_citations
 from rag_bench.generate.prompt import Prompt
 

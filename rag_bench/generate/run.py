@@ -6,14 +6,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_bench.cache import DiskCache, default_cache_dir, digest
+from rag_bench.core.cache import DiskCache, default_cache_dir, digest
+from rag_bench.core.progress import track
 from rag_bench.generate.attribution import Outcome, attribute
 from rag_bench.generate.base import Answer, Generator
 from rag_bench.generate.checks import Checks, check
 from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.prompt import Prompt, build_prompt
 from rag_bench.generate.registry import build_generator
-from rag_bench.progress import track
 from rag_bench.run_folder.read import RetrievedRun, read_run
 
 NAMESPACE = "answers"

@@ -1,7 +1,7 @@
 """The dense index seam: ``VectorIndex``, built from unit vectors and searched by inner product.
 
 Implementations: ``exact`` (``index/dense.py``, blockwise exact search), ``hnsw``
-(``index/hnsw.py``, faiss), and two databases: ``pgvector`` (PostgreSQL, ``index/pgvector.py``)
+(``index/hnsw.py``, faiss), and two databases: ``pgvector`` (PostgreSQL, ``index/postgres/pgvector.py``)
 and ``chroma`` (``index/chroma.py``). Each is one entry of ``index/registry.py`` with its
 settings schema (``retrieval.index=<name>``, keys under ``retrieval.index.*``) and a builder
 that owns the index's build and persistence.
@@ -21,8 +21,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 from omegaconf import MISSING
 
-from rag_bench.cache import DiskCache
-from rag_bench.filters import Filter, MetadataTable
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.filters import Filter, MetadataTable
 
 
 class VectorIndex(Protocol):

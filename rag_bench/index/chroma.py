@@ -25,9 +25,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from rag_bench.cache import atomic_write, digest
-from rag_bench.errors import ConfigError
-from rag_bench.filters import Combine, Filter, Node
+from rag_bench.core.cache import atomic_write, digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.filters import Combine, Filter, Node
 from rag_bench.index.base import IndexConfig, IndexContext, IndexReport
 
 COLLECTION = "rag-bench"
@@ -228,7 +228,7 @@ def _kind(value: object) -> str:
 
 
 def chroma_where(node: Node, list_fields: set[str]) -> dict:
-    """A Chroma ``where`` with the semantics of ``rag_bench.filters`` (list fields match on any element)."""
+    """A Chroma ``where`` with the semantics of ``rag_bench.core.filters`` (list fields match on any element)."""
     if isinstance(node, Combine):
         return _join("$and" if node.all_of else "$or", [chroma_where(p, list_fields) for p in node.parts])
     f = node.field

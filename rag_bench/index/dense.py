@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.filters import Filter, MetadataTable
+from rag_bench.core.filters import Filter, MetadataTable
 from rag_bench.index.base import IndexConfig, IndexContext
 from rag_bench.index.topk import StreamingTopK
 

@@ -18,8 +18,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from rag_bench.errors import ConfigError
-from rag_bench.filters import Filter, MetadataTable
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.filters import Filter, MetadataTable
 from rag_bench.index.base import IndexConfig, IndexContext
 from rag_bench.index.dense import filtered_groups
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.index import chroma, dense, hnsw, pgvector
+from rag_bench.index import chroma, dense, hnsw
 from rag_bench.index.base import IndexConfig, IndexContext, VectorIndex
+from rag_bench.index.postgres import pgvector
 
 
 @dataclass(frozen=True)

@@ -28,12 +28,12 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Document
 from rag_bench.data.jsonl import parse_line
-from rag_bench.errors import DataError
 from rag_bench.label.misses import run_outcomes
 from rag_bench.label.search import CorpusSearch
 from rag_bench.label.store import Entry, QuestionStore, StaleVersion, UnknownQuestion
-from rag_bench.types import Document
 
 
 class ApiError(Exception):

@@ -13,8 +13,8 @@ import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
+from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.data.native import load_documents
-from rag_bench.errors import ConfigError, DataError
 from rag_bench.label.api import LabelApp
 from rag_bench.label.search import CorpusSearch
 from rag_bench.label.server import LabelServer
@@ -24,7 +24,7 @@ DEFAULT_PORT = 8765
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the verb until Ctrl-C; RagBenchError propagates to ``rag_bench.cli`` (one line, exit 2)."""
+    """Run the verb until Ctrl-C; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
     parser = argparse.ArgumentParser(prog="rag-bench label", description="Write and review labelled questions.")
     parser.add_argument("dataset", type=Path, help="dataset folder: documents.jsonl or docs/, and questions.jsonl")
     parser.add_argument(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from rag_bench.gate.runs import first_hit_ranks, hits_at, load_run
+from rag_bench.run_folder.runs import first_hit_ranks, hits_at, load_run
 
 
 def run_outcomes(folder: Path, k: int) -> dict:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from rag_bench.index.analyzers import ENGLISH_STOPWORDS, identifier_tokens
+from rag_bench.index.bm25.analyzers import ENGLISH_STOPWORDS, identifier_tokens
 
 # fmt: off
 QUESTION_WORDS = frozenset({

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from rag_bench.chunk.base import build_chunks
 from rag_bench.chunk.recursive import recursive_ranges
 from rag_bench.chunk.units import measure
-from rag_bench.index.analyzers import identifier_tokens
-from rag_bench.index.bm25 import BM25Index
-from rag_bench.types import Chunk, Document
+from rag_bench.core.types import Chunk, Document
+from rag_bench.index.bm25.analyzers import identifier_tokens
+from rag_bench.index.bm25.index import BM25Index
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from rag_bench.errors import RagBenchError
+from rag_bench.core.errors import RagBenchError
 from rag_bench.label.api import LabelApp, handle
 
 MAX_BODY = 1 << 20  # bytes

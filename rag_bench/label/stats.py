@@ -17,12 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import atomic_write
+from rag_bench.core.cache import atomic_write
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Dataset
 from rag_bench.data.bundled import bundled_names, dataset_folder
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import ConfigError
 from rag_bench.label.overlap import copied_share
-from rag_bench.types import Dataset
 
 PERCENTILES = (10, 25, 50, 75, 90)
 BUCKETS = ((0.0, 0.25, "0-25%"), (0.25, 0.5, "25-50%"), (0.5, 0.75, "50-75%"), (0.75, 1.01, "75-100%"))

@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_bench.cache import atomic_write
+from rag_bench.core.cache import atomic_write
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Document, Question
 from rag_bench.data.jsonl import BOM, parse_line
 from rag_bench.data.questions import QUESTION_FIELDS, parse_question
-from rag_bench.errors import DataError
-from rag_bench.types import Document, Question
 
 ORDER = ("id", "question", "evidence", "answer", "category", "split", "judgements", "source", "generator", "flags")
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")

@@ -20,7 +20,7 @@ from hydra.core.config_store import ConfigStore
 from hydra.core.plugins import Plugins
 from omegaconf import OmegaConf
 
-from rag_bench.cache import default_cache_dir
+from rag_bench.core.cache import default_cache_dir
 
 # preset name -> (alias, plugin module that registers the name, rag-bench's launcher class over the plugin's)
 PRESETS: dict[str, tuple[str, str, str]] = {

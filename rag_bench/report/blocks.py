@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from rag_bench import files
+from rag_bench.core import files
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def write_text(path: Path, text: str) -> None:
 
 
 def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
-    """Create ``path`` whole or not at all (``rag_bench.files.write_atomic``); a new file gets the umask's mode."""
+    """Create ``path`` whole or not at all (``rag_bench.core.files.write_atomic``); a new file gets the umask's mode."""
     files.write_atomic(path, write)
 
 

@@ -18,10 +18,11 @@ from functools import lru_cache
 import numpy as np
 
 from rag_bench.chunk.sentence import sentence_spans
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.workspace import Workspace
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.cached import embed_cached
-from rag_bench.errors import ConfigError
-from rag_bench.workspace import Workspace
+from rag_bench.embed.store import vector_store
 
 EMBEDDER_NAMES = ("local", "fake")
 
@@ -40,8 +41,8 @@ class MaxSimReranker:
         self.embedder = embedder
         self.name = f"maxsim/{embedder.name}"
         # the workspace's stores: the dense stage's vectors serve it too, and its embeddings are counted
-        self._documents = ws.store(embedder, "document")
-        self._queries = ws.store(embedder, "query")
+        self._documents = vector_store(ws, embedder, "document")
+        self._queries = vector_store(ws, embedder, "query")
         self._scores: dict[tuple[str, str], float] = {}  # (question, passage) -> score, across sweep points
 
     def score(self, question: str, passages: Sequence[str]) -> np.ndarray:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from rag_bench.core.options import settings_of
+from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.base import Reranker
 from rag_bench.rerank.settings import (
     FakeRerankerConfig,
@@ -17,12 +19,10 @@ from rag_bench.rerank.settings import (
     RerankerConfig,
     VoyageRerankerConfig,
 )
-from rag_bench.variants import settings_of
-from rag_bench.workspace import Workspace
 
 
 def _fake(cfg, ws: Workspace) -> Reranker:
-    from rag_bench.fakes.stages import FakeReranker
+    from rag_bench.rerank.fake import FakeReranker
 
     return FakeReranker()
 

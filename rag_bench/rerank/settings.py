@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from omegaconf import MISSING
 
-from rag_bench.api.settings import ApiSettings
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.remote.settings import ApiSettings
 
 
 @dataclass

@@ -7,7 +7,7 @@ only passages never scored for a question are sent. Cache layout: namespace
 A request holds at most 1,000 documents and at most the model's token budget, "query tokens x
 documents + document tokens" (docs.voyageai.com/reference/reranker-api: 600K for rerank-2.5,
 rerank-2.5-lite, rerank-2 and rerank-2-lite; 300K assumed otherwise), counted with
-``estimate_tokens``. Faults are retried as ``rag_bench.api.retry`` says.
+``estimate_tokens``. Faults are retried as ``rag_bench.remote.retry`` says.
 
 Pipeline hooks: ``prefetch(questions, candidates)`` scores every question's candidates,
 ``concurrency`` questions at a time, before ``rerank`` asks for them one by one; ``usage`` and
@@ -23,11 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag_bench.api.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
-from rag_bench.api.usage import Usage, estimate_tokens, plan_batches, price_per_million
-from rag_bench.api.voyage import classify_voyage, redact, voyage_api_key, voyage_client
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError, ServiceError
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
+from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches, price_per_million
+from rag_bench.remote.voyage import classify_voyage, redact, voyage_api_key, voyage_client
 
 MAX_DOCUMENTS = 1000
 TOKEN_LIMITS = dict.fromkeys(["rerank-2.5", "rerank-2.5-lite", "rerank-2", "rerank-2-lite"], 600_000)
@@ -123,7 +123,7 @@ class VoyageReranker:
 
 def build(cfg, cache: DiskCache | None = None) -> VoyageReranker:
     """The reranker a ``VoyageRerankerConfig`` describes; ConfigError before any request."""
-    from rag_bench.cache import default_cache_dir
+    from rag_bench.core.cache import default_cache_dir
 
     if not cfg.model:
         raise ConfigError("reranker.model must name a Voyage reranker for reranker=voyage, e.g. rerank-2.5")

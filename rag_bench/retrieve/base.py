@@ -16,11 +16,11 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from omegaconf import MISSING
 
-from rag_bench.cache import digest
-from rag_bench.errors import ConfigError
-from rag_bench.filters import Filter, MetadataTable
+from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.filters import Filter, MetadataTable
+from rag_bench.core.types import Chunk, Question
 from rag_bench.retrieve.variant_settings import QueryVariantSettings
-from rag_bench.types import Chunk, Question
 
 FILTER_MODES = ("pre", "post", "none")  # retrieval.filter_mode: inside the index / drop after / ignore
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rag_bench.cache import DiskCache, digest
+from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.types import Chunk
 from rag_bench.retrieve.base import Candidates, Corpus, Keyed, Query, RetrievalStats, Retriever
-from rag_bench.types import Chunk
 
 REUSED_NOTE = "-- reused from the candidate cache: nothing below ran in this run; it ran when the list was computed"
 

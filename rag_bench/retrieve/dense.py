@@ -16,19 +16,20 @@ from typing import Any
 import numpy as np
 from omegaconf import MISSING
 
-from rag_bench.cache import digest
+from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import settings_of
+from rag_bench.core.workspace import Workspace
 from rag_bench.embed.base import Embedder, TokenCounting, is_matryoshka
 from rag_bench.embed.cached import EmbedStats, embed_cached
 from rag_bench.embed.dimension import reduce_dimension
-from rag_bench.errors import ConfigError
+from rag_bench.embed.store import vector_store
 from rag_bench.index.base import IndexContext, Reporting, VectorIndex
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
 from rag_bench.index.registry import VECTOR_INDEXES, build_index
 from rag_bench.retrieve.base import Candidates, Corpus, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.resources import Resources
-from rag_bench.variants import settings_of
-from rag_bench.workspace import Workspace
 
 
 @dataclass
@@ -74,7 +75,12 @@ class DenseRetriever:
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         ws, corpus, embedder = self.resources.workspace, self.resources.corpus, self.embedder
         docs, doc_stats = embed_cached(
-            embedder, ws.store(embedder, "document"), corpus.passages, "document", "embedding chunks", memory_map=True
+            embedder,
+            vector_store(ws, embedder, "document"),
+            corpus.passages,
+            "document",
+            "embedding chunks",
+            memory_map=True,
         )
         vectors, query_stats = self._embed_queries(queries)
         docs, vectors = reduce_dimension(docs, vectors, self.target, is_matryoshka(embedder))
@@ -113,7 +119,7 @@ class DenseRetriever:
             rows = [i for i, q in enumerate(queries) if q.input_type == input_type]
             label = "embedding questions" if input_type == "query" else f"embedding queries ({input_type} mode)"
             texts = [queries[i].text for i in rows]
-            vectors, stats = embed_cached(embedder, ws.store(embedder, input_type), texts, input_type, label)
+            vectors, stats = embed_cached(embedder, vector_store(ws, embedder, input_type), texts, input_type, label)
             out[rows] = vectors
             total = EmbedStats(total.embedded + stats.embedded, total.cache_hits + stats.cache_hits)
         return out, total

@@ -16,8 +16,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from rag_bench.errors import ConfigError
-from rag_bench.filters import MetadataTable
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.filters import MetadataTable
 from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
 
 

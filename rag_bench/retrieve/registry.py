@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, make_dataclass
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import settings_of
 from rag_bench.retrieve import bm25, dense
 from rag_bench.retrieve.base import RetrievalConfig, Retriever
 from rag_bench.retrieve.cached import cached
 from rag_bench.retrieve.external import function, langchain, runfile, service
 from rag_bench.retrieve.filtering import with_filter_mode
-from rag_bench.retrieve.fusion import FusionRetriever, FusionSettings
+from rag_bench.retrieve.fusion.retriever import FusionRetriever, FusionSettings
 from rag_bench.retrieve.resources import Resources
-from rag_bench.variants import settings_of
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rag_bench.core.types import Dataset
+from rag_bench.core.workspace import Workspace
 from rag_bench.embed.base import Embedder
 from rag_bench.retrieve.base import Corpus
-from rag_bench.types import Dataset
-from rag_bench.workspace import Workspace
 
 
 @dataclass(frozen=True)

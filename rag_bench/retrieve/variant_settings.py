@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_bench.errors import ConfigError
-from rag_bench.rewrite.variants_file import check_kinds
+from rag_bench.core.errors import ConfigError
+from rag_bench.data.variants import check_kinds
 
 
 @dataclass

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.errors import ConfigError, DataError
-from rag_bench.fuse.rrf import rrf
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.types import Dataset
+from rag_bench.data.variants import KINDS, kinds_in, read_variants, select
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats, Retriever
-from rag_bench.retrieve.fusion import one_table
+from rag_bench.retrieve.fusion.retriever import one_table
+from rag_bench.retrieve.fusion.rrf import rrf
 from rag_bench.retrieve.variant_settings import QueryVariantSettings
-from rag_bench.rewrite.variants_file import KINDS, kinds_in, read_variants, select
-from rag_bench.types import Dataset
 
 QUESTION = "question"  # the name of the original question's list while fusing
 

@@ -15,12 +15,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.api.anthropic import MessagesClient
-from rag_bench.api.settings import ApiSettings
-from rag_bench.cache import DiskCache, digest
-from rag_bench.errors import ConfigError
+from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Dataset, Question
+from rag_bench.remote.anthropic import MessagesClient
+from rag_bench.remote.settings import ApiSettings
 from rag_bench.rewrite.cost import RewriteUsage
-from rag_bench.types import Dataset, Question
 
 INSTRUCTIONS = (
     "You rewrite questions that users ask a search engine over a company knowledge base, so that the "

@@ -21,14 +21,14 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
-from rag_bench.cache import atomic_write
-from rag_bench.config import DatasetConfig
-from rag_bench.errors import ConfigError
-from rag_bench.progress import progress
+from rag_bench.config.schema import DatasetConfig
+from rag_bench.core.cache import atomic_write
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.progress import progress
+from rag_bench.core.types import Dataset
+from rag_bench.data.variants import VariantEntry, check_kinds, write_variants
 from rag_bench.rewrite.cost import estimated_cost, prices
 from rag_bench.rewrite.registry import REWRITERS, Rewriter
-from rag_bench.rewrite.variants_file import VariantEntry, check_kinds, write_variants
-from rag_bench.types import Dataset
 
 SCHEMA_NAME = "rag_bench_rewrite_schema"
 NEEDS_MODEL = "paraphrase and hyde need a model: generator=anthropic, or generator=replay of a file written elsewhere"
@@ -77,7 +77,7 @@ def register() -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the verb; RagBenchError propagates to ``rag_bench.cli`` (one line, exit 2)."""
+    """Run the verb; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
     argv = list(argv)
     if argv and argv[0] == "report":
         from rag_bench.rewrite.report import main as report_main
@@ -112,9 +112,9 @@ def summary(written: Written) -> list[str]:
 
 def compose_settings(overrides: Sequence[str] = ()) -> RewriteConfig:
     """The checked settings from ``configs/rewrite/config.yaml``, the dataset group and ``overrides``."""
-    from rag_bench.compose import compose
-    from rag_bench.config import validate
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.config.compose import compose
+    from rag_bench.config.schema import validate
+    from rag_bench.core.paths import project_folder
 
     register()
     configs = project_folder("configs")
@@ -124,9 +124,9 @@ def compose_settings(overrides: Sequence[str] = ()) -> RewriteConfig:
 
 def rewrite(settings: RewriteConfig) -> Written:
     """Write the variants file and its usage record (both atomically)."""
+    from rag_bench.core.workspace import Workspace
     from rag_bench.data.bundled import dataset_folder
-    from rag_bench.pipeline import load
-    from rag_bench.workspace import Workspace
+    from rag_bench.pipeline.run import load
 
     ws = Workspace.open(settings.cache_dir)
     dataset = load(ws, dataset_folder(settings.dataset.name, settings.dataset.path), settings.dataset.name)

@@ -40,7 +40,7 @@ def price_table() -> dict[str, tuple[float, float]]:
     """model -> (input, output) USD per million tokens."""
     import yaml
 
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.core.paths import project_folder
 
     path = project_folder("configs") / "rewrite" / "anthropic-prices.yaml"
     table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

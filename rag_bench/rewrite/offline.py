@@ -19,9 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.types import Dataset, Question
 from rag_bench.rewrite.cost import RewriteUsage
-from rag_bench.types import Dataset, Question
 
 # A run of letters/digits joined by inner "-", "_", ".", "/" or "'": identifiers and versions stay whole.
 WORD = re.compile(r"[^\W_]+(?:[-_./'][^\W_]+)*")

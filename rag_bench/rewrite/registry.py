@@ -6,12 +6,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.types import Dataset, Question
 from rag_bench.rewrite.anthropic import AnthropicRewriter, AnthropicRewriterConfig
 from rag_bench.rewrite.cost import RewriteUsage
 from rag_bench.rewrite.offline import OfflineRewriter, OfflineRewriterConfig
 from rag_bench.rewrite.replay import ReplayRewriter, ReplayRewriterConfig
-from rag_bench.types import Dataset, Question
 
 
 class Rewriter(Protocol):

@@ -1,6 +1,6 @@
 """``generator=replay generator.path=FILE``: rewrites produced elsewhere, checked against the dataset and rewritten.
 
-The file is a variants file (``rewrite/variants_file.py``). Every question id must belong to the
+The file is a variants file (``data/variants.py``). Every question id must belong to the
 dataset, and every kind it holds must cover every question; the output keeps the kinds asked for
 (``kinds=[...]``) with the texts cleaned as every generator's are.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Dataset, Question
+from rag_bench.data.variants import kinds_in, read_variants, select
 from rag_bench.rewrite.cost import RewriteUsage
-from rag_bench.rewrite.variants_file import kinds_in, read_variants, select
-from rag_bench.types import Dataset, Question
 
 
 @dataclass

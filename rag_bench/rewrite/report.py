@@ -4,7 +4,7 @@ Runs are grouped by their configuration without the variant keys (``retrieval.qu
 ``variant_kinds``, ``original_weight``, ``variant_k_rrf``); in each group the run without
 variants is the reference. For each other run, each category (and all questions) and each
 metric: both means, the mean paired difference with its 95% bootstrap interval, the questions
-that improved and worsened, and the two-sided paired sign-flip p-value (``gate/stats.py``),
+that improved and worsened, and the two-sided paired sign-flip p-value (``score/paired.py``),
 Holm-corrected over the variant runs of the group, per category and metric.
 ``sweep=query`` writes it into the sweep folder when the multirun ends (``QueryReport``).
 """
@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 from hydra.experimental.callback import Callback
 
-from rag_bench.cache import atomic_write
-from rag_bench.errors import DataError, RagBenchError
-from rag_bench.gate.runs import Run, common_questions, load_run, metric_values
-from rag_bench.gate.stats import holm, paired_test
+from rag_bench.core.cache import atomic_write
+from rag_bench.core.errors import DataError, RagBenchError
 from rag_bench.run_folder.read import RunFolder
+from rag_bench.run_folder.runs import Run, common_questions, load_run, metric_values
 from rag_bench.score.names import parse_metric
+from rag_bench.score.paired import holm, paired_test
 
 log = logging.getLogger(__name__)
 NO_VARIANTS = {"query_variants": None, "variant_kinds": None, "original_weight": 1.0, "variant_k_rrf": 60.0}

@@ -18,8 +18,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from rag_bench.errors import DataError
-from rag_bench.types import Chunk, Dataset, Document, Question
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Chunk, Dataset, Document, Question
 
 # a damaged file in a run folder: how to get it back (a resumed sweep redoes a point without metrics.json)
 REWRITE = (
@@ -123,7 +123,7 @@ class RunFolder:
     def dataset(self) -> Dataset:
         """The dataset the run was scored on, loaded from where its config says; a DataError when its files
         changed since the run (the run's metrics.json records their fingerprint)."""
-        from rag_bench.config import DatasetConfig
+        from rag_bench.config.schema import DatasetConfig
         from rag_bench.data.bundled import dataset_folder
         from rag_bench.data.native import load_dataset
         from rag_bench.run_folder.fingerprint import folder_hash

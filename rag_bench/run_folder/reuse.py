@@ -24,8 +24,8 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from rag_bench.cache import DiskCache, code_version, digest
-from rag_bench.files import write_bytes, write_text
+from rag_bench.core.cache import DiskCache, code_version, digest
+from rag_bench.core.files import write_bytes, write_text
 
 NAMESPACE = "runs"
 METRICS = "metrics.json"

@@ -12,10 +12,10 @@ import numpy as np
 import yaml
 from omegaconf import OmegaConf
 
-from rag_bench.cache import code_version
-from rag_bench.files import write_text
-from rag_bench.pipeline import RunResult
-from rag_bench.report.run_report import explain, write_explained
+from rag_bench.core.cache import code_version
+from rag_bench.core.files import write_text
+from rag_bench.pipeline.run import RunResult
+from rag_bench.report.run.outputs import explain, write_explained
 
 
 def write_run(
@@ -37,7 +37,7 @@ def write_outputs(
     (out_dir / "metrics.json").unlink(missing_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     written = [write_text(out_dir / "config.yaml", text)]
-    explanation = explain(result)  # failure classes and configuration work (report/run_report.py)
+    explanation = explain(result)  # failure classes and configuration work (report/run/outputs.py)
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:

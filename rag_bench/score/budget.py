@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rag_bench.core.types import Chunk, Span
 from rag_bench.score.metrics import budget_families
 from rag_bench.score.relevance import hits
 from rag_bench.score.spans import intersection_size, size, union
 from rag_bench.score.views import SpanView
-from rag_bench.types import Chunk, Span
 
 
 def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:

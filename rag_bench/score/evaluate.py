@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
@@ -22,7 +23,6 @@ from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
-from rag_bench.types import Chunk, Dataset
 
 
 @dataclass(frozen=True)

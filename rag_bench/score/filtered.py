@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from rag_bench.filters import Filter, MetadataTable
+from rag_bench.core.filters import Filter, MetadataTable
+from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.metrics import filtered_families
 from rag_bench.score.views import FilterView
-from rag_bench.types import Chunk, Dataset
 
 
 def chunk_metadata(dataset: Dataset, chunks: Sequence[Chunk]) -> MetadataTable | None:

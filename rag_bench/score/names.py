@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.score.metrics import FAMILIES, budget_families, whole_families
 
 _NAME = re.compile(r"^([a-z_]+)(?:@(\d+)(chars)?)?$")

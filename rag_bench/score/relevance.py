@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag_bench.types import Chunk, Span
+from rag_bench.core.types import Chunk, Span
 
 
 class ChunkLocator:

@@ -21,9 +21,9 @@ import math
 from collections.abc import Sequence
 from itertools import accumulate
 
+from rag_bench.core.types import Chunk, Span
 from rag_bench.score.metrics import span_families, whole_families
 from rag_bench.score.views import SpanView
-from rag_bench.types import Chunk, Span
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
 

@@ -17,11 +17,11 @@ import json
 from collections.abc import Iterator
 from functools import cache
 
-from rag_bench.api.anthropic import MessagesClient
-from rag_bench.cache import DiskCache, digest
 from rag_bench.chunk.contexts import document_hash
+from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.types import Document
+from rag_bench.remote.anthropic import MessagesClient
 from rag_bench.synthesize.candidates import Candidate
-from rag_bench.types import Document
 
 INSTRUCTIONS = (
     "You write test questions for a search engine over a document collection. Each question must be "
@@ -43,7 +43,7 @@ def price_table() -> dict[str, dict[str, float]]:
     """USD per million tokens by model and kind (input, output, cache_write, cache_read)."""
     import yaml
 
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.core.paths import project_folder
 
     path = project_folder("configs") / "synthesize" / "prices.yaml"
     table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}

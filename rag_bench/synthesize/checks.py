@@ -27,16 +27,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Chunk, Document, Question, Span
 from rag_bench.data.locate import find_excerpt
 from rag_bench.data.questions import parse_question
-from rag_bench.errors import DataError
-from rag_bench.index.analyzers import identifier_tokens
-from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.bm25.analyzers import identifier_tokens
+from rag_bench.index.bm25.index import BM25Index
 from rag_bench.label.overlap import copied_share
 from rag_bench.score.relevance import hits
 from rag_bench.synthesize.candidates import Candidate
 from rag_bench.synthesize.settings import ChecksConfig
-from rag_bench.types import Chunk, Document, Question, Span
 
 _NOT_WORD = re.compile(r"[\W_]+")
 RELOCATED, COPIES, BM25_FIRST = "excerpt relocated", "copies", "BM25 alone ranks its evidence first"

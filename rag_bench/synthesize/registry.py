@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from hydra.core.config_store import ConfigStore
 
-from rag_bench.config import register as register_stages
+from rag_bench.config.schema import register as register_stages
 from rag_bench.synthesize.anthropic import AnthropicCandidates
 from rag_bench.synthesize.candidates import ReplayCandidates
 from rag_bench.synthesize.settings import AnthropicSynthConfig, ReplaySynthConfig, SynthesizeConfig
@@ -38,9 +38,9 @@ def register() -> None:
 
 def compose_settings(overrides: Sequence[str] = ()) -> SynthesizeConfig:
     """The checked settings from ``configs/synthesize/config.yaml``, the main groups and ``overrides``."""
-    from rag_bench.compose import compose
-    from rag_bench.config import validate
-    from rag_bench.data.bundled import project_folder
+    from rag_bench.config.compose import compose
+    from rag_bench.config.schema import validate
+    from rag_bench.core.paths import project_folder
 
     register()
     configs = project_folder("configs")

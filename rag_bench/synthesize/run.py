@@ -18,14 +18,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from rag_bench.cache import atomic_write
+from rag_bench.core.cache import atomic_write
+from rag_bench.core.progress import progress
+from rag_bench.core.types import Dataset
 from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_documents, load_questions
-from rag_bench.progress import progress
+from rag_bench.embed.store import vector_store
 from rag_bench.synthesize.checks import BM25Alone, Checker, Verdict, flag_kind
 from rag_bench.synthesize.registry import GENERATORS, compose_settings
 from rag_bench.synthesize.settings import SynthesizeConfig
-from rag_bench.types import Dataset
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Outcome:
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run the verb; RagBenchError propagates to ``rag_bench.cli`` (one line, exit 2)."""
+    """Run the verb; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
     parser = argparse.ArgumentParser(prog="rag-bench synthesize", description="Generate and check candidate questions.")
     parser.add_argument(
         "overrides", nargs="*", help="Hydra overrides, e.g. generator=replay generator.path=FILE out=FILE"
@@ -63,11 +64,11 @@ def main(argv: Sequence[str]) -> int:
 
 def synthesize(settings: SynthesizeConfig) -> Outcome:
     """Generate, check and write; returns the paths, the verdicts and the summary."""
+    from rag_bench.core.workspace import Workspace
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.embed.cached import embed_cached
     from rag_bench.embed.registry import build_embedder
-    from rag_bench.pipeline import chunk_dataset
-    from rag_bench.workspace import Workspace
+    from rag_bench.pipeline.run import chunk_dataset
 
     settings.generator.require()
     ws = Workspace.open(settings.cache_dir)
@@ -80,7 +81,7 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
     corpus, _ = chunk_dataset(
         ws, Dataset(settings.dataset.name, documents, tuple(existing)), settings.chunker, embedder, folder
     )
-    store = ws.store(embedder, "query")
+    store = vector_store(ws, embedder, "query")
 
     def embed(texts: list[str]):
         return embed_cached(embedder, store, texts, "query", label="embedding questions")[0]

@@ -10,8 +10,8 @@ from rag_bench.chunk.prefix import heading_trail
 from rag_bench.chunk.registry import CHUNKERS, build_chunker, chunker_config
 from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig, resolve_overlap
 from rag_bench.chunk.units import measure
+from rag_bench.core.types import Document
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Document
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 texts = st.text(alphabet=ALPHABET, min_size=0, max_size=600)

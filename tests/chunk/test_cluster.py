@@ -11,9 +11,9 @@ from rag_bench.chunk.cluster import ClusterSplitter, best_segmentation, first_st
 from rag_bench.chunk.registry import chunker_config
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.chunk.units import measure
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Document
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Document
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 # pieces 0-1 alike (0.9), pieces 2-3 alike (0.8), the rest 0.1

@@ -3,19 +3,19 @@ import json
 
 import pytest
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.base import RangeChunker
 from rag_bench.chunk.contexts import ContextEntry, document_hash, read_contexts, write_contexts
 from rag_bench.chunk.recursive import recursive_ranges
 from rag_bench.chunk.registry import chunker_config
 from rag_bench.chunk.settings import ChunkerTools
-from rag_bench.errors import ConfigError, DataError
-from rag_bench.pipeline import chunk_dataset
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.types import Dataset, Document, Span
+from rag_bench.core.workspace import Workspace
+from rag_bench.pipeline.run import chunk_dataset
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Dataset, Document, Span
-from rag_bench.workspace import Workspace
 
 TEXT = "# Report\nSales rose.\n## Risks\nFloods hit the plant."
 DOC = Document("r.md", TEXT, title="Report")

@@ -4,10 +4,10 @@ from pathlib import Path
 import pytest
 
 from rag_bench.chunk.given import GivenChunker
-from rag_bench.data.importers.common import write_native
-from rag_bench.data.importers.prechunked import read_prechunked
-from rag_bench.errors import DataError
-from rag_bench.types import Chunk, Document
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Chunk, Document
+from rag_bench.importers.common import write_native
+from rag_bench.importers.prechunked import read_prechunked
 
 ORIGINAL = [
     {"id": "c1", "doc_id": "d1", "text": "  Leading spaces stay.", "title": "Doc one"},

@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.base import EmbeddingChunker
 from rag_bench.chunk.registry import chunker_config
 from rag_bench.chunk.semantic import (
@@ -18,11 +17,13 @@ from rag_bench.chunk.semantic import (
 )
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.chunk.units import measure
-from rag_bench.errors import ConfigError
-from rag_bench.pipeline import chunk_dataset
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Dataset, Document
+from rag_bench.core.workspace import Workspace
+from rag_bench.embed.store import vector_store
+from rag_bench.pipeline.run import chunk_dataset
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Dataset, Document
-from rag_bench.workspace import Workspace
 
 ALPHABET = string.ascii_letters + "  ..!?,;\n#-_0123456789"
 TEXT = "Cats purr. Cats nap. Dogs bark. Dogs dig."
@@ -159,7 +160,7 @@ def test_pipeline_embeds_through_the_vector_cache_once(tmp_path):
     corpus, cached = chunk_dataset(ws, dataset, cfg, fake)
     assert not cached and [c.text for c in corpus.chunks][:1] == ["Cats purr. Cats nap."]
     assert fake.calls == [(6, "document")]  # all documents' windows in one batched call
-    assert len(ws.store(fake, "document").known()) == 6
+    assert len(vector_store(ws, fake, "document").known()) == 6
     again, cached = chunk_dataset(ws, dataset, cfg, fake)
     assert cached and again.key == corpus.key and again.chunks == corpus.chunks
     other, cached = chunk_dataset(ws, dataset, cfg, FakeEmbedder(32))  # another model: other chunks key

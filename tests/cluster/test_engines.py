@@ -18,10 +18,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.claims import Holder
 from rag_bench.embed.store import stored_keys
-from rag_bench.fakes.voyage_server import FakeVoyageServer
+from rag_bench.testing.voyage_server import FakeVoyageServer
 
 POINTS = ["chunker.size=300,600", "retrieval.k_rrf=30,60"]  # points 0 and 1 need the same texts at the same time
 # how a point was computed, not what it measured: which job embedded (and was billed for) a text shared between points

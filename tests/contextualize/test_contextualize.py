@@ -11,15 +11,15 @@ import pytest
 
 from rag_bench.chunk.contexts import document_hash, read_contexts
 from rag_bench.chunk.registry import chunker_config
-from rag_bench.config import Config, DatasetConfig
+from rag_bench.config.schema import Config, DatasetConfig
 from rag_bench.contextualize.cli import GENERATORS, compose_settings, contextualize, main
 from rag_bench.contextualize.offline import OfflineContexts, top_terms
 from rag_bench.contextualize.settings import ContextualizeConfig
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Chunk, Document
 from rag_bench.embed.registry import embedder_config
-from rag_bench.errors import ConfigError
-from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
-from rag_bench.pipeline import run
-from rag_bench.types import Chunk, Document
+from rag_bench.pipeline.run import run
+from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-fake-KEY-0123456789abcdef"

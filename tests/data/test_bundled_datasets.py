@@ -72,7 +72,7 @@ def test_kestrel_ids_follow_their_pattern(kestrel):
 
 def test_kestrel_filtered_questions(kestrel):
     """At least 40 questions carry a filter, exactly those of the filtered categories; selective ones allow < 5%."""
-    from rag_bench.filters import MetadataTable
+    from rag_bench.core.filters import MetadataTable
 
     filtered = [q for q in kestrel.questions if q.filter is not None]
     assert len(filtered) >= 40

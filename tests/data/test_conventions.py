@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.compose import compose
-from rag_bench.config import register, validate
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.compose import compose
+from rag_bench.config.schema import register, validate
+from rag_bench.core.errors import DataError
+from rag_bench.core.paths import project_folder
 from rag_bench.data.conventions import BEIR, FILE, differing, read_conventions, write_conventions
-from rag_bench.data.importers.common import Imported, write_native
-from rag_bench.errors import DataError
+from rag_bench.importers.common import Imported, write_native
 
 SCIFACT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "scifact"
 BEIR_OVERRIDES = [

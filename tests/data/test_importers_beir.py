@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.data.importers.beir import read_beir
-from rag_bench.data.importers.common import write_native
+from rag_bench.core.errors import DataError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import DataError
+from rag_bench.importers.beir import read_beir
+from rag_bench.importers.common import write_native
 
 SCIFACT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "scifact"
 

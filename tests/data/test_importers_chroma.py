@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.data.importers.chroma import read_chroma
-from rag_bench.data.importers.common import write_native
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
+from rag_bench.importers.chroma import read_chroma
+from rag_bench.importers.common import write_native
 
 CHROMA = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "chroma-chunking"
 ALPHA = "Caf\u00e9 opens.\r\nIt sells tea, coffee and cake.\n"  # CRLF and a non-ASCII character kept as is

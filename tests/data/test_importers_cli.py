@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench import cli
-from rag_bench.data.importers.cli import main
+from rag_bench.core.errors import DataError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import DataError
+from rag_bench.entry import cli
+from rag_bench.importers.cli import main
 
 
 def _beir(tmp_path: Path) -> Path:

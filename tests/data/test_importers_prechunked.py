@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.data.importers.common import write_native
-from rag_bench.data.importers.prechunked import read_prechunked
+from rag_bench.core.errors import DataError
 from rag_bench.data.jsonl import read_jsonl
-from rag_bench.errors import DataError
+from rag_bench.importers.common import write_native
+from rag_bench.importers.prechunked import read_prechunked
 
 CHUNKS = [
     {"id": "c1", "doc_id": "d1", "text": "Alpha beta.", "title": "First"},

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.data.importers.common import write_native
-from rag_bench.data.importers.squad import read_squad
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
+from rag_bench.importers.common import write_native
+from rag_bench.importers.squad import read_squad
 
 CONTEXT = "Denver won Super Bowl 50. The game was in Santa Clara."
 OTHER = "Paris is the capital of France."

@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.data.importers.common import Imported, write_native
-from rag_bench.data.importers.trec import add_judgements, read_trec_qrels, read_trec_run
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
+from rag_bench.importers.common import Imported, write_native
+from rag_bench.importers.trec import add_judgements, read_trec_qrels, read_trec_run
 
 
 def _file(tmp_path: Path, text: str, name: str = "file.txt") -> Path:

@@ -4,7 +4,7 @@ Each example starts from a valid two-document, three-question dataset, applies o
 defects that each make it invalid (a value of the wrong kind, bytes that are not UTF-8, a lone
 surrogate escape, NaN, a truncated line, a duplicate id, an unknown field), mixed with
 harmless noise (CRLF line ends, a BOM, blank lines, odd Unicode in texts), and runs
-``rag_bench.cli.main`` in-process, the function behind ``python -m rag_bench``.
+``rag_bench.entry.cli.main`` in-process, the function behind ``python -m rag_bench``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_bench import cli
+from rag_bench.entry import cli
 
 DOCS = [
     {"id": "a.md", "text": "# Guide\nThe KG-450 gateway ships firmware v2.1.\n\nSupport answers daily."},
@@ -129,7 +129,7 @@ def render(rows: dict[str, list[dict]], defects: list, noise: dict) -> dict[str,
 
 
 def run_cli(folder: Path, run_dir: Path) -> tuple[int, str]:
-    """``rag_bench.cli.main`` on the dataset: (exit code, stderr)."""
+    """``rag_bench.entry.cli.main`` on the dataset: (exit code, stderr)."""
     err = io.StringIO()
     argv = [f"dataset.path={folder}", "embedder=fake", f"hydra.run.dir={run_dir}", f"cache_dir={run_dir / 'cache'}"]
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), pytest.raises(SystemExit) as info:

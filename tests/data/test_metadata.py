@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from rag_bench.core.errors import DataError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import DataError
 
 
 def _dataset(tmp_path, questions, metadata=None, docs=None):

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from rag_bench.core.errors import DataError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import DataError
 
 DOC = "Alpha beta gamma. Delta epsilon.\nZeta eta theta zeta."
 

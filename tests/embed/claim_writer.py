@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import VectorStore
 from rag_bench.testing import FakeEmbedder

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
 from rag_bench.embed.claims import Claims, Holder
 from rag_bench.embed.store import VectorStore, stored_keys, text_key

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 import voyageai
 
-from rag_bench.api.usage import estimate_tokens, plan_batches
+from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.embed.registry import build_embedder, embedder_config
 from rag_bench.embed.voyage import VoyageEmbedder
-from rag_bench.errors import ConfigError, ServiceError
-from rag_bench.fakes.voyage_server import FakeVoyageServer, Fault
+from rag_bench.remote.usage import estimate_tokens, plan_batches
 from rag_bench.testing import FakeEmbedder
+from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
 
 KEY = "pa-test-key-5b7e1c"
 EMBEDDINGS = "/v1/embeddings"

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rag_bench.fuse.rrf import rrf
+from rag_bench.retrieve.fusion.rrf import rrf
 
 
 def test_rrf_scores_by_hand():

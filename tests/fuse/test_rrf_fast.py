@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from rag_bench.fuse.rrf import rrf
 from rag_bench.index.topk import top_k_row
+from rag_bench.retrieve.fusion.rrf import rrf
 
 
 def _reference_rrf(runs, k_rrf=60.0, weights=None):

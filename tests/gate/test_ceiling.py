@@ -5,10 +5,10 @@ import json
 import pandas as pd
 import pytest
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.gate.gate import load_rules, run_gate
 from rag_bench.gate.render import gate_markdown
-from rag_bench.gate.runs import load_run
+from rag_bench.run_folder.runs import load_run
 
 
 def _run(folder, leaks, recalls):

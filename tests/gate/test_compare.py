@@ -1,8 +1,8 @@
 import pytest
 
-from rag_bench.cli import main
+from rag_bench.entry.cli import main
 from rag_bench.gate.compare import compare_runs
-from rag_bench.gate.runs import load_run
+from rag_bench.run_folder.runs import load_run
 from rag_bench.score.names import parse_metric
 
 

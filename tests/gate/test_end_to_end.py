@@ -5,7 +5,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-COMMAND = [sys.executable, "-c", "from rag_bench.cli import main; main()"]
+COMMAND = [sys.executable, "-c", "from rag_bench.entry.cli import main; main()"]
 
 
 def rag_bench(*args, cwd, cache):

@@ -4,7 +4,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from rag_bench.cli import main
+from rag_bench.entry.cli import main
 
 
 def gate(*args):

@@ -1,7 +1,7 @@
 import pytest
 
-from rag_bench.errors import DataError
-from rag_bench.gate.runs import hits_at, load_run, question_texts
+from rag_bench.core.errors import DataError
+from rag_bench.run_folder.runs import hits_at, load_run, question_texts
 
 
 def test_a_run_loads_from_its_folder_or_metrics_json(make_run):

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from rag_bench.gate.stats import EXACT_MAX, holm, paired_test, sign_flip_pvalue
 from rag_bench.score.aggregate import summarise
+from rag_bench.score.paired import EXACT_MAX, holm, paired_test, sign_flip_pvalue
 
 
 def test_exact_enumeration_worked_by_hand():

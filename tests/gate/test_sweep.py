@@ -3,9 +3,9 @@ import hashlib
 import numpy as np
 import pytest
 
-from rag_bench.errors import ConfigError
-from rag_bench.gate.sweep import choose_on_dev, mark_best, question_split, seeded_split
-from rag_bench.types import Question
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Question
+from rag_bench.score.selection import choose_on_dev, mark_best, question_split, seeded_split
 
 
 def test_best_and_points_not_significantly_worse():

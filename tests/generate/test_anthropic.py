@@ -4,8 +4,7 @@ import pytest
 
 pytest.importorskip("anthropic")
 
-from rag_bench.errors import ConfigError, ServiceError  # noqa: E402
-from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply  # noqa: E402
+from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.generate.anthropic_api import AnthropicGenerator  # noqa: E402
 from rag_bench.generate.cli import main  # noqa: E402
 from rag_bench.generate.config import GenerateConfig
@@ -13,6 +12,7 @@ from rag_bench.generate.outputs import write_generation  # noqa: E402
 from rag_bench.generate.prompt import INSTRUCTIONS, REFUSAL  # noqa: E402
 from rag_bench.generate.registry import generator_config  # noqa: E402
 from rag_bench.generate.run import check_generation  # noqa: E402
+from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-KEY-0123456789abcdef"
 GOOD = 'It is "The capital of France is Paris." [1]'

@@ -1,8 +1,8 @@
+from rag_bench.core.types import Chunk, Question, Span
 from rag_bench.generate.attribution import Outcome, attribute, count
 from rag_bench.generate.base import Answer
 from rag_bench.generate.checks import check
 from rag_bench.generate.prompt import REFUSAL, build_prompt
-from rag_bench.types import Chunk, Question, Span
 
 PASSAGES = (Chunk("a", 0, 31, "The capital of France is Paris."), Chunk("b", 0, 19, "Bananas are yellow."))
 FOUND = Question("q", "Capital of France?", spans=(Span("a", 0, 31),), answer="Paris")

@@ -2,6 +2,7 @@ from types import MappingProxyType
 
 import pytest
 
+from rag_bench.core.types import Chunk, Question, Span
 from rag_bench.generate.base import Answer
 from rag_bench.generate.checks import (
     check,
@@ -13,7 +14,6 @@ from rag_bench.generate.checks import (
     quotes_supported,
 )
 from rag_bench.generate.prompt import REFUSAL, build_prompt
-from rag_bench.types import Chunk, Question, Span
 
 TEXT = "The capital of France is Paris.  It is a large\ncity on the Seine."
 PASSAGES = (Chunk("a", 0, 31, TEXT[0:31]), Chunk("a", 31, len(TEXT), TEXT[31:]))

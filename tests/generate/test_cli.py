@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.generate.cli import compose_settings, main
 
 RAG_BENCH = [str(Path(sys.executable).with_name("rag-bench"))]

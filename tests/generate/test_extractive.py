@@ -1,6 +1,6 @@
+from rag_bench.core.types import Chunk, Question
 from rag_bench.generate.extractive import ExtractiveGenerator, sentences
 from rag_bench.generate.prompt import REFUSAL, build_prompt
-from rag_bench.types import Chunk, Question
 
 PASSAGES = (
     Chunk("a", 0, 60, "## Europe\nThe river in Paris is the Seine. Lyon is in France."),

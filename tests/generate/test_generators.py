@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from rag_bench.errors import ConfigError
-from rag_bench.fakes.anthropic_server import FakeAnthropicServer
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Chunk, Question
 from rag_bench.generate.base import Answer
 from rag_bench.generate.prompt import build_prompt
 from rag_bench.generate.registry import GENERATORS, build_generator, generator_config
-from rag_bench.types import Chunk, Question
+from rag_bench.testing.anthropic_server import FakeAnthropicServer
 
 PROMPT = build_prompt(
     Question("q1", "What is the capital of France?"),

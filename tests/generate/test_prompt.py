@@ -1,5 +1,5 @@
+from rag_bench.core.types import Chunk, Question
 from rag_bench.generate.prompt import INSTRUCTIONS, REFUSAL, build_prompt
-from rag_bench.types import Chunk, Question
 
 
 def _prompt(question="Where is X?", texts=("alpha text", "beta text")):

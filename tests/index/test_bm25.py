@@ -11,10 +11,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from rag_bench.errors import ConfigError
-from rag_bench.index import bm25 as bm25_module
-from rag_bench.index import compiled
-from rag_bench.index.bm25 import BM25Index
+from rag_bench.core.errors import ConfigError
+from rag_bench.index.bm25 import compiled
+from rag_bench.index.bm25 import index as bm25_module
+from rag_bench.index.bm25.index import BM25Index
 from rag_bench.index.topk import top_k
 
 from .conftest import needs_loops
@@ -239,7 +239,7 @@ def test_lucene_variant_by_hand():
 
 
 def test_lucene_length_norm_rounds_long_documents():
-    from rag_bench.index.bm25 import lucene_length
+    from rag_bench.index.bm25.index import lucene_length
 
     # below 24 exact; above, 24 + the top four significant bits of (length - 24)
     assert lucene_length(np.array([0, 23, 24, 31, 100, 1000])).tolist() == [0, 23, 24, 31, 96, 984]
@@ -357,9 +357,9 @@ def test_without_the_extension_search_runs_the_numpy_loop_with_the_same_results(
     docs = [["x", "y"], ["y"], ["x", "x", "z"], ["w"], ["v"]]
     code = (
         "import json, sys\n"
-        "sys.modules['rag_bench.index._loops'] = None  # as without a C compiler: the import raises ImportError\n"
-        "from rag_bench.index import bm25, compiled\n"
-        "idx, val = bm25.BM25Index.build(json.loads(sys.argv[1])).search([['x', 'y'], ['z'], ['q']], 3)\n"
+        "sys.modules['rag_bench.index.bm25._loops'] = None  # as without a C compiler: the import raises ImportError\n"
+        "from rag_bench.index.bm25 import compiled, index\n"
+        "idx, val = index.BM25Index.build(json.loads(sys.argv[1])).search([['x', 'y'], ['z'], ['q']], 3)\n"
         "print(json.dumps([compiled.LOOPS is None, idx.tolist(), val.tolist()]))\n"
     )
     done = subprocess.run(

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from rag_bench.compose import compose
-from rag_bench.config import register, validate
-from rag_bench.data.bundled import project_folder
-from rag_bench.index.analyzers import identifier_tokens
+from rag_bench.config.compose import compose
+from rag_bench.config.schema import register, validate
+from rag_bench.core.paths import project_folder
+from rag_bench.index.bm25.analyzers import identifier_tokens
 from rag_bench.index.topk import top_k_row
-from rag_bench.pipeline import run
+from rag_bench.pipeline.run import run
 
 pytestmark = pytest.mark.usefixtures("indexing")  # every test on the numpy path and on the C loops
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from rag_bench.cache import DiskCache
-from rag_bench.filters import MetadataTable, parse_filter
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth

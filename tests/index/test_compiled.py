@@ -11,11 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.index import bm25 as bm25_module
-from rag_bench.index import bm25_numpy, compiled
-from rag_bench.index.analyzers import english_tokens, identifier_tokens
-from rag_bench.index.bm25 import BM25Index
-from rag_bench.index.terms import MARKER, corpus_terms, word_codes
+from rag_bench.index.bm25 import compiled
+from rag_bench.index.bm25 import index as bm25_module
+from rag_bench.index.bm25 import numpy_search as bm25_numpy
+from rag_bench.index.bm25.analyzers import english_tokens, identifier_tokens
+from rag_bench.index.bm25.index import BM25Index
+from rag_bench.index.bm25.terms import MARKER, corpus_terms, word_codes
 
 from .conftest import needs_loops
 
@@ -169,13 +170,13 @@ def test_the_whole_index_is_the_same_with_and_without_the_extension(analyze):
 
 
 def test_without_the_extension_the_numpy_path_builds_the_index():
-    # As on a machine without a C compiler: the import of rag_bench.index._loops fails.
+    # As on a machine without a C compiler: the import of rag_bench.index.bm25._loops fails.
     code = (
         "import json, sys\n"
-        "sys.modules['rag_bench.index._loops'] = None  # 'import' now raises ImportError\n"
-        "from rag_bench.index import compiled\n"
-        "from rag_bench.index.analyzers import identifier_tokens\n"
-        "from rag_bench.index.bm25 import BM25Index\n"
+        "sys.modules['rag_bench.index.bm25._loops'] = None  # 'import' now raises ImportError\n"
+        "from rag_bench.index.bm25 import compiled\n"
+        "from rag_bench.index.bm25.analyzers import identifier_tokens\n"
+        "from rag_bench.index.bm25.index import BM25Index\n"
         "index = BM25Index.from_texts(json.loads(sys.argv[1]), identifier_tokens)\n"
         "print(json.dumps([compiled.LOOPS is None, compiled.built(), index.vocab, index.doc_ids.tolist()]))\n"
     )

@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from rag_bench.filters import parse_filter
+from rag_bench.core.filters import parse_filter
 from rag_bench.index.chroma import chroma_metadata, chroma_where
-from rag_bench.index.pg_sql import where
+from rag_bench.index.postgres.sql import where
 
 from .conftest import needs_chroma, needs_pg
 
@@ -63,7 +63,7 @@ def _expected(metadata, flt) -> set[int]:
 
 @needs_pg
 def test_sql_where_equals_the_filter_language(db_cache, cases):
-    from rag_bench.index.pg_connect import session
+    from rag_bench.index.postgres.connect import session
 
     metadata, filters = cases
     db = session(None, db_cache)

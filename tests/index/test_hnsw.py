@@ -3,7 +3,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import HNSWIndex, recall_at_depth
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth

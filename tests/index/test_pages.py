@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from rag_bench.index import pages
-from rag_bench.index.analyzers import get_analyzer
-from rag_bench.index.bm25 import BM25Index
+from rag_bench.index.bm25 import pages
+from rag_bench.index.bm25.analyzers import get_analyzer
+from rag_bench.index.bm25.index import BM25Index
 
 
 @pytest.fixture

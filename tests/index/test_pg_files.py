@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.errors import ConfigError
-from rag_bench.index import pg_files
+from rag_bench.core.errors import ConfigError
+from rag_bench.index.postgres import files as pg_files
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the service user is used only when running as root")
 

@@ -93,7 +93,7 @@ def test_a_finished_command_stops_the_server(tmp_path):
     cache = new_cache()
     root = repr(str(cache / "pgvector"))
     code = (
-        "import json; from pathlib import Path; from rag_bench.index.pg_server import embedded_dsn, server_pids;"
+        "import json; from pathlib import Path; from rag_bench.index.postgres.server import embedded_dsn, server_pids;"
         f"embedded_dsn(Path({root})); print(json.dumps(server_pids(Path({root}))))"
     )
     try:

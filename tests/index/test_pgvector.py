@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag_bench.config import Config
+from rag_bench.config.schema import Config
+from rag_bench.core.errors import ConfigError
 from rag_bench.embed.registry import EMBEDDERS
-from rag_bench.errors import ConfigError
 from rag_bench.index.registry import VECTOR_INDEXES
-from rag_bench.pipeline import run
+from rag_bench.pipeline.run import run
 from rag_bench.retrieve.registry import retrieval_config
 from rag_bench.run_folder.write import write_run
 
@@ -98,7 +98,7 @@ def test_access_control_questions_never_leak_under_pre(db_cache, index, settings
 
 
 def test_users_own_server_by_dsn(db_cache):
-    from rag_bench.index.pg_server import embedded_dsn
+    from rag_bench.index.postgres.server import embedded_dsn
 
     dsn = embedded_dsn(db_cache / "pgvector")  # stands in for a server the user runs
     embedded = run_kb(db_cache, "pgvector", method="exact")

@@ -3,10 +3,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.index import terms as terms_module
-from rag_bench.index.analyzers import ANALYZERS, english_tokens, identifier_tokens
-from rag_bench.index.bm25 import BM25Index
-from rag_bench.index.terms import MARKER, corpus_terms, terms_of_tokens, word_codes
+from rag_bench.index.bm25 import terms as terms_module
+from rag_bench.index.bm25.analyzers import ANALYZERS, english_tokens, identifier_tokens
+from rag_bench.index.bm25.index import BM25Index
+from rag_bench.index.bm25.terms import MARKER, corpus_terms, terms_of_tokens, word_codes
 
 pytestmark = pytest.mark.usefixtures("indexing")  # every test on the numpy path and on the C loops
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rank_bm25 import BM25Okapi
 
-from rag_bench.index.analyzers import identifier_tokens
+from rag_bench.core.types import Document
+from rag_bench.index.bm25.analyzers import identifier_tokens
 from rag_bench.label.search import CorpusSearch, highlights
-from rag_bench.types import Document
 
 
 def test_highlights_are_whole_tokens_ignoring_case():

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from rag_bench.core.errors import ConfigError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import ConfigError
 from rag_bench.label.overlap import copied_share
 from rag_bench.label.stats import console, health, main, markdown
 

@@ -7,8 +7,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from rag_bench.config import register, validate
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.schema import register, validate
+from rag_bench.core.paths import project_folder
 
 
 @pytest.mark.parametrize("retrieval", ["hybrid", "bm25", "dense"])

@@ -8,9 +8,9 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.global_hydra import GlobalHydra
 
-from rag_bench.cache import default_cache_dir
-from rag_bench.config import register
-from rag_bench.data.bundled import project_folder
+from rag_bench.config.schema import register
+from rag_bench.core.cache import default_cache_dir
+from rag_bench.core.paths import project_folder
 from rag_bench.launch.failure import SweepStopped, describe, reporting
 from rag_bench.launch.presets import forwarded_environment, ray_worker_setup
 

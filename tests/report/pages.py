@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from rag_bench.report.failures import StageLists, diagnose
-from rag_bench.report.run_view import RunFacts, Stage
-from rag_bench.types import Chunk, Question, Span
+from rag_bench.core.types import Chunk, Question, Span
+from rag_bench.report.run.view import RunFacts, Stage
+from rag_bench.score.failures import StageLists, diagnose
 
 DOCS = {
     "guide.md": "Install the agent first. Then restart the service. The port is 8443 by default. Logs live in /var.",

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from rag_bench.report.ann_plot import ann_tuning_plot
-from rag_bench.report.plot_data import PlotData
-from rag_bench.report.plots import PLOTS
+from rag_bench.report.sweep.ann_plot import ann_tuning_plot
+from rag_bench.report.sweep.plot_data import PlotData
+from rag_bench.report.sweep.plots import PLOTS
 
 
 def _table(latency=True):

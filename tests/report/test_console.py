@@ -1,6 +1,6 @@
 """The console summary: what a warm run says it did, and the notes on numbers not to take at face value."""
 
-from rag_bench.report.console import console_table, notes, work_done
+from rag_bench.report.run.console import console_table, notes, work_done
 
 
 def payload(**stats):

@@ -4,12 +4,12 @@ from dataclasses import replace
 
 import pytest
 
-from rag_bench.cli import main as rag_bench_main
-from rag_bench.errors import DataError
-from rag_bench.report.diff import diff_markdown, diff_view
-from rag_bench.report.diff_cli import main
-from rag_bench.report.run_page import read_run_view, write_run_page
-from rag_bench.report.run_view import run_view
+from rag_bench.core.errors import DataError
+from rag_bench.entry.cli import main as rag_bench_main
+from rag_bench.report.diff.cli import main
+from rag_bench.report.diff.flips import diff_markdown, diff_view
+from rag_bench.report.run.page import read_run_view, write_run_page
+from rag_bench.report.run.view import run_view
 
 from .pages import FUSED_B, facts
 

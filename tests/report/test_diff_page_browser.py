@@ -1,8 +1,8 @@
 """The diff page in a real Chromium: every flip listed, both rankings side by side."""
 
-from rag_bench.report.diff import diff_view
-from rag_bench.report.diff_page import render_diff_page
-from rag_bench.report.run_view import run_view
+from rag_bench.report.diff.flips import diff_view
+from rag_bench.report.diff.page import render_diff_page
+from rag_bench.report.run.view import run_view
 
 from .pages import FUSED_B, facts
 

@@ -1,7 +1,7 @@
 import re
 
-from rag_bench.report.document import p_value
-from rag_bench.report.sweep_cli import report_sweep
+from rag_bench.report.sweep.cli import report_sweep
+from rag_bench.report.sweep.document import p_value
 
 
 def table_lines(text, header_start):

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from rag_bench.report.failures import CLASSES, StageLists, diagnose, failure_counts
+from rag_bench.core.types import Chunk, Dataset, Document, Question, Span
 from rag_bench.score.evaluate import evaluate
-from rag_bench.types import Chunk, Dataset, Document, Question, Span
+from rag_bench.score.failures import CLASSES, StageLists, diagnose, failure_counts
 
 TEXT = "x" * 100
 CHUNKS = [

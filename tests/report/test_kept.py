@@ -7,12 +7,12 @@ import sys
 import pandas as pd
 import pytest
 
-import rag_bench.report.kept as kept
-from rag_bench.cache import DiskCache
-from rag_bench.report.marks import mark_points, with_marks
-from rag_bench.report.plot_data import PlotData
-from rag_bench.report.sweep import collect
-from rag_bench.report.sweep_work import RUN_WORK
+import rag_bench.report.sweep.kept as kept
+from rag_bench.core.cache import DiskCache
+from rag_bench.report.sweep.collect import collect
+from rag_bench.report.sweep.marks import mark_points, with_marks
+from rag_bench.report.sweep.plot_data import PlotData
+from rag_bench.report.sweep.work import RUN_WORK
 
 
 def refuse(*args, **kwargs):
@@ -44,7 +44,7 @@ def plot_data(sweep_dir):
 def test_plots_are_drawn_once_without_what_a_run_did(size_sweep, tmp_path, monkeypatch):
     cache, data = DiskCache(tmp_path / "cache"), plot_data(size_sweep)
     seen = []
-    from rag_bench.report import plots
+    from rag_bench.report.sweep import plots
 
     make_plots = plots.make_plots
 
@@ -67,7 +67,7 @@ def test_plots_are_drawn_once_without_what_a_run_did(size_sweep, tmp_path, monke
 
 
 def test_a_repeated_sweep_report_equals_the_first_but_for_the_run_columns(size_sweep, tmp_path):
-    from rag_bench.report.sweep_cli import report_sweep
+    from rag_bench.report.sweep.cli import report_sweep
 
     cache = DiskCache(tmp_path / "cache")
     copy = tmp_path / "again"
@@ -82,6 +82,6 @@ def test_a_repeated_sweep_report_equals_the_first_but_for_the_run_columns(size_s
 
 
 def test_the_report_imports_matplotlib_only_to_draw():
-    check = "import sys, rag_bench.report.sweep_cli; assert 'matplotlib' not in sys.modules, 'imported'"
+    check = "import sys, rag_bench.report.sweep.cli; assert 'matplotlib' not in sys.modules, 'imported'"
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

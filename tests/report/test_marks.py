@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from rag_bench.report.marks import DIFF, mark_points, paired_differences, with_marks
-from rag_bench.report.sweep import collect
+from rag_bench.report.sweep.collect import collect
+from rag_bench.report.sweep.marks import DIFF, mark_points, paired_differences, with_marks
 
 
 def test_paired_difference_from_the_best_by_hand():

@@ -2,12 +2,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_bench.report.cost_plot import cost_plot, pareto_front
-from rag_bench.report.marks import mark_points, with_marks
-from rag_bench.report.plot_data import PlotData
-from rag_bench.report.plot_style import value
-from rag_bench.report.plots import chunk_size_plot, dimension_plot, make_plots, recall_at_k_plot
-from rag_bench.report.sweep import collect
+from rag_bench.report.sweep.collect import collect
+from rag_bench.report.sweep.cost_plot import cost_plot, pareto_front
+from rag_bench.report.sweep.marks import mark_points, with_marks
+from rag_bench.report.sweep.plot_data import PlotData
+from rag_bench.report.sweep.plot_style import value
+from rag_bench.report.sweep.plots import chunk_size_plot, dimension_plot, make_plots, recall_at_k_plot
 
 
 def plot_data(root, metric="ndcg@10"):

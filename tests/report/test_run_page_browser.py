@@ -2,8 +2,8 @@
 
 import pytest
 
-from rag_bench.report.run_page import write_run_page
-from rag_bench.report.run_view import run_view
+from rag_bench.report.run.page import write_run_page
+from rag_bench.report.run.view import run_view
 
 from .pages import EXPECTED, facts, many
 

@@ -7,8 +7,8 @@ import sys
 import pandas as pd
 import pytest
 
-from rag_bench.report.failures import CLASSES, MISSES
-from rag_bench.report.run_page import read_run_view
+from rag_bench.report.run.page import read_run_view
+from rag_bench.score.failures import CLASSES, MISSES
 
 
 def rag_bench(*args, cache):

@@ -4,8 +4,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from rag_bench.report.run_page import embed_json, render_run_page
-from rag_bench.report.run_view import run_view
+from rag_bench.report.run.page import embed_json, render_run_page
+from rag_bench.report.run.view import run_view
 
 from .pages import CHUNKS, EXPECTED, facts
 
@@ -91,7 +91,7 @@ def test_scores_are_rounded_for_display_only_at_six_digits():
 def test_pages_are_written_whole_with_the_usual_permissions(tmp_path):
     import os
 
-    from rag_bench.report.run_page import write_run_page
+    from rag_bench.report.run.page import write_run_page
 
     path = write_run_page(run_view(facts()), tmp_path / "report.html")
     umask = os.umask(0)

@@ -2,10 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError, DataError
-from rag_bench.report.marks import mark_points, with_marks
-from rag_bench.report.sweep import KNOBS, collect, parse_overrides
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.report.sweep.collect import KNOBS, collect, parse_overrides
+from rag_bench.report.sweep.marks import mark_points, with_marks
 
 
 def test_one_row_per_point_with_parameters_metrics_and_work(size_sweep):
@@ -126,7 +126,7 @@ def test_configuration_work_columns_come_from_stats_work(tmp_path, make_point):
 
 
 def test_sweep_seconds_count_steps_inside_a_stage_once():
-    from rag_bench.report.sweep_work import work_columns
+    from rag_bench.report.sweep.work import work_columns
 
     # "bm25 build" and "bm25 search" are parts of "bm25"; "chunk" has no steps: 1.0 + 0.25
     seconds = {"bm25": 1.0, "bm25 build": 0.4, "bm25 search": 0.5, "chunk": 0.25}
@@ -134,7 +134,7 @@ def test_sweep_seconds_count_steps_inside_a_stage_once():
 
 
 def test_points_served_from_the_run_cache_are_counted_in_the_report(tmp_path, make_point):
-    from rag_bench.report.sweep_cli import report_sweep
+    from rag_bench.report.sweep.cli import report_sweep
 
     base = {"chunks": 2, "embedded": 4, "cache_hits": 3, "index_bytes": 10, "seconds": {"a": 1.0}}
     served = {**base, "embedded": 0, "cache_hits": 0, "reused": {"run": True}, "seconds": {"run": 0.01}}

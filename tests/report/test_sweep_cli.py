@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from omegaconf import OmegaConf
 
-from rag_bench.cli import main as rag_bench_main
-from rag_bench.report.callback import SweepReport
-from rag_bench.report.sweep_cli import main
+from rag_bench.entry.cli import main as rag_bench_main
+from rag_bench.report.sweep.callback import SweepReport
+from rag_bench.report.sweep.cli import main
 
 WRITTEN = {"summary.csv", "summary.parquet", "report.md", "report.html", "plots"}
 
@@ -90,7 +90,7 @@ def test_real_multirun_then_report(tmp_path):
 
 def test_real_multirun_writes_its_report_through_the_callback(tmp_path):
     sweep = tmp_path / "sweep"
-    callback = "++hydra.callbacks.sweep_report._target_=rag_bench.report.callback.SweepReport"
+    callback = "++hydra.callbacks.sweep_report._target_=rag_bench.report.sweep.callback.SweepReport"
     args = ["-m", "embedder=fake", "retrieval=bm25,hybrid", f"hydra.sweep.dir={sweep}", callback]
     done = rag_bench(*args, cache=tmp_path / "cache")
     assert done.returncode == 0, done.stderr

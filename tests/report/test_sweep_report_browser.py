@@ -1,6 +1,6 @@
 """The sweep report in a real Chromium: the tables fit the 1200-px body, p-values on screen."""
 
-from rag_bench.report.sweep_cli import report_sweep
+from rag_bench.report.sweep.cli import report_sweep
 
 
 def grid(make_point, root):

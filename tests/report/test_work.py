@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from rag_bench.report.work import measure_work
+from rag_bench.run_folder.work import measure_work
 
 
 def test_dense_retrieval_embeds_every_chunk_and_question_once():

@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.maxsim import MaxSimReranker, sentences
 from rag_bench.rerank.registry import build_reranker, reranker_config
 from rag_bench.testing import FakeEmbedder
-from rag_bench.workspace import Workspace
 
 VECTORS = {
     "Where?": [1.0, 0.0, 0.0],
@@ -83,7 +83,7 @@ def test_factory_builds_on_the_named_embedder(tmp_path):
 
 
 def test_each_question_passage_pair_is_scored_once_per_process(tmp_path):
-    from rag_bench.cache import DiskCache
+    from rag_bench.core.cache import DiskCache
     from rag_bench.rerank.maxsim import MaxSimReranker
     from rag_bench.testing import FakeEmbedder
 

@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache
-from rag_bench.errors import ConfigError, ServiceError
-from rag_bench.fakes.voyage_server import FakeVoyageServer, Fault
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import build_reranker, reranker_config
 from rag_bench.rerank.voyage import VoyageReranker
-from rag_bench.workspace import Workspace
+from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
 
 KEY = "pa-test-key-0c4a9d"
 RERANK = "/v1/rerank"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_bench.evaluate_api import compose_config
-from rag_bench.pipeline import run
+from rag_bench.entry.evaluate import compose_config
+from rag_bench.pipeline.run import run
 
 # "b.md" repeats a sentence, so a text result naming it is ambiguous
 DOCUMENTS = {

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rag_bench.cache import DiskCache
-from rag_bench.filters import parse_filter
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.filters import parse_filter
+from rag_bench.core.types import Chunk
 from rag_bench.retrieve.base import Candidates, Corpus, Query
 from rag_bench.retrieve.cached import cached
-from rag_bench.types import Chunk
 
 CHUNKS = [Chunk("a.md", 0, 5, "alpha"), Chunk("b.md", 0, 4, "beta")]
 

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from rag_bench.chunk.registry import CHUNKERS
-from rag_bench.config import Config, DatasetConfig
+from rag_bench.config.schema import Config, DatasetConfig
+from rag_bench.core.errors import ConfigError
 from rag_bench.embed.registry import EMBEDDERS
-from rag_bench.errors import ConfigError
-from rag_bench.pipeline import run
+from rag_bench.pipeline.run import run
 from rag_bench.retrieve.registry import retrieval_config
 from rag_bench.testing import FakeEmbedder
 

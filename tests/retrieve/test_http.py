@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from rag_bench.errors import ConfigError, DataError, ServiceError
-from rag_bench.fakes.retrieval_server import FakeRetrievalServer
+from rag_bench.core.errors import ConfigError, DataError, ServiceError
+from rag_bench.testing.retrieval_server import FakeRetrievalServer
 
 from .conftest import rag_bench_cli, write_filtered_dataset
 

@@ -9,10 +9,10 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 
 import rag_bench
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.types import Chunk
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import ConfigError, DataError
 from rag_bench.retrieve.base import Candidates
-from rag_bench.types import Chunk
 
 from .conftest import rag_bench_cli, write_filtered_dataset
 

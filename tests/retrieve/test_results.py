@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from rag_bench.errors import DataError
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Document
 from rag_bench.retrieve.external.results import ResultReader, Tally, Where, to_candidates
-from rag_bench.types import Document
 
 from .conftest import DOCUMENTS
 

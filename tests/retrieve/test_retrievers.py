@@ -3,14 +3,14 @@
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache, digest
-from rag_bench.errors import ConfigError
+from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Chunk, Dataset, Document, Question
+from rag_bench.core.workspace import Workspace
 from rag_bench.retrieve.base import Corpus, Query
 from rag_bench.retrieve.registry import build_retriever, entries, retrieval_config
 from rag_bench.retrieve.resources import Resources
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Chunk, Dataset, Document, Question
-from rag_bench.workspace import Workspace
 
 TEXTS = ["cats purr and nap", "dogs bark at night", "the audit fee rose", "revenue fell in May", "cats and dogs"]
 DOCS = tuple(Document(f"d{i}", t) for i, t in enumerate(TEXTS))

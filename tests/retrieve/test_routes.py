@@ -15,7 +15,7 @@ import pytest
 import rag_bench
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
-from rag_bench.fakes.retrieval_server import FakeRetrievalServer
+from rag_bench.testing.retrieval_server import FakeRetrievalServer
 
 from .conftest import write_jsonl
 

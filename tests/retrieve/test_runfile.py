@@ -141,7 +141,7 @@ def test_jsonl_run_by_text_and_offsets_with_unmentioned_questions(tiny, tmp_path
     ],
 )
 def test_run_file_errors_name_the_line_and_the_fix(tiny, tmp_path, run_with, line, message):
-    from rag_bench.errors import DataError
+    from rag_bench.core.errors import DataError
 
     path = write_jsonl(tmp_path / "run.jsonl", [{"question_id": "q1", "results": []}, line])
     with pytest.raises(DataError) as err:
@@ -151,7 +151,7 @@ def test_run_file_errors_name_the_line_and_the_fix(tiny, tmp_path, run_with, lin
 
 
 def test_trec_errors_name_the_line(tiny, tmp_path, run_with):
-    from rag_bench.errors import DataError
+    from rag_bench.core.errors import DataError
 
     cases = {
         "q1 Q0 a.md 1 0.5\n": "has 5 fields, expected 6",

@@ -3,22 +3,22 @@ import json
 import numpy as np
 import pytest
 
-from rag_bench.cache import DiskCache
 from rag_bench.chunk.registry import chunker_config
-from rag_bench.config import Config, DatasetConfig
+from rag_bench.config.schema import Config, DatasetConfig
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.types import Chunk, Dataset, Document, Question
+from rag_bench.core.workspace import Workspace
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.registry import embedder_config
 from rag_bench.embed.store import VectorStore, text_key
-from rag_bench.errors import ConfigError, DataError
-from rag_bench.fuse.rrf import rrf
-from rag_bench.pipeline import chunk_dataset, run
+from rag_bench.pipeline.run import chunk_dataset, run
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats
+from rag_bench.retrieve.fusion.rrf import rrf
 from rag_bench.retrieve.registry import build_retriever, retrieval_config
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import VariantRetriever, by_position, with_variants
 from rag_bench.testing import FakeEmbedder
-from rag_bench.types import Chunk, Dataset, Document, Question
-from rag_bench.workspace import Workspace
 
 CHUNKS = [Chunk("d", 10 * i, 10 * i + 10, f"chunk {i}") for i in range(5)]
 LISTS = {  # text -> the chunk indices a fake retriever ranks for it, best first

@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from rag_bench.config import DatasetConfig
-from rag_bench.errors import ConfigError
-from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
+from rag_bench.config.schema import DatasetConfig
+from rag_bench.core.errors import ConfigError
+from rag_bench.data.variants import read_variants
 from rag_bench.rewrite.anthropic import INSTRUCTIONS, AnthropicRewriterConfig, parse_reply
 from rag_bench.rewrite.cli import RewriteConfig, main, rewrite
-from rag_bench.rewrite.variants_file import read_variants
+from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-REWRITE-0123456789abcdef"
 requires_sdk = pytest.mark.skipif(importlib.util.find_spec("anthropic") is None, reason="anthropic SDK not installed")

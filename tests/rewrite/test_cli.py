@@ -5,11 +5,11 @@ import sys
 
 import pytest
 
-from rag_bench.config import DatasetConfig
-from rag_bench.errors import ConfigError, DataError
+from rag_bench.config.schema import DatasetConfig
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.data.variants import read_variants
 from rag_bench.rewrite.cli import RewriteConfig, clean, compose_settings, rewrite
 from rag_bench.rewrite.replay import ReplayRewriterConfig
-from rag_bench.rewrite.variants_file import read_variants
 
 
 def test_clean_drops_empty_repeated_and_the_question():

@@ -7,13 +7,13 @@ import sys
 import pandas as pd
 import pytest
 
-from rag_bench.data.bundled import project_folder
+from rag_bench.core.errors import DataError
+from rag_bench.core.paths import project_folder
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import DataError
+from rag_bench.data.variants import read_variants
 from rag_bench.rewrite.cli import RewriteConfig, limits, rewrite_all
 from rag_bench.rewrite.offline import OfflineRewriter, OfflineRewriterConfig
 from rag_bench.rewrite.report import REPORT_NAME, main, report_rows
-from rag_bench.rewrite.variants_file import read_variants
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import shutil
 import subprocess
 import sys
 
-from rag_bench.cache import code_version
-from rag_bench.data.bundled import project_folder
+from rag_bench.core.cache import code_version
+from rag_bench.core.paths import project_folder
 from rag_bench.run_folder.fingerprint import fingerprint, folder_hash
 
 
@@ -40,7 +40,7 @@ def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     assert folder_hash(data) != before
     contexts = tmp_path / "ctx.jsonl"
     contexts.write_text("{}\n")
-    from rag_bench.config import Config, DatasetConfig
+    from rag_bench.config.schema import Config, DatasetConfig
 
     config = Config(dataset=DatasetConfig(path=str(data)))
     config.chunker.contexts = str(contexts)

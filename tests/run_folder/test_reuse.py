@@ -5,7 +5,7 @@ import pickle
 from dataclasses import dataclass, field
 
 import rag_bench.run_folder.reuse as reuse
-from rag_bench.cache import DiskCache
+from rag_bench.core.cache import DiskCache
 
 STATS = {
     "chunks": 7,

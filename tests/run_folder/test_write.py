@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from rag_bench.data.importers.trec import read_trec_run
+from rag_bench.importers.trec import read_trec_run
 from rag_bench.run_folder.write import trec_scores
 
 

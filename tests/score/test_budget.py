@@ -1,8 +1,8 @@
 import pytest
 
+from rag_bench.core.types import Chunk, Span
 from rag_bench.score.budget import budget_context, budget_metrics
 from rag_bench.score.metrics import budget_columns
-from rag_bench.types import Chunk, Span
 
 # chunk lengths 100, 200, 50; spans of 60 and 30 characters
 CHUNKS = [Chunk("d", 0, 100, ""), Chunk("d", 100, 300, ""), Chunk("d", 300, 350, "")]

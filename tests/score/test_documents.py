@@ -6,7 +6,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_bench.data.importers.trec import read_trec_run
+from rag_bench.importers.trec import read_trec_run
 from rag_bench.score.documents import FAMILIES, document_metrics, document_run, rankings_run, trec_run
 
 NAN = float("nan")

@@ -5,11 +5,11 @@ from types import MappingProxyType
 import numpy as np
 import pytest
 
-from rag_bench.errors import ConfigError
-from rag_bench.filters import parse_filter
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.filters import parse_filter
+from rag_bench.core.types import Chunk, Dataset, Document, Question, Span
 from rag_bench.score.evaluate import check_measured, evaluate
 from rag_bench.score.metrics import FAMILIES
-from rag_bench.types import Chunk, Dataset, Document, Question, Span
 
 DOCS = (
     Document("pub", "public text " * 10, metadata=MappingProxyType({"acl": ["all"]})),

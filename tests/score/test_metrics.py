@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Chunk, Dataset, Document, Question, Span
 from rag_bench.score import metrics
 from rag_bench.score.evaluate import check_measured, evaluate
 from rag_bench.score.metrics import FAMILIES, Family
 from rag_bench.score.names import parse_metric
-from rag_bench.types import Chunk, Dataset, Document, Question, Span
 
 DOC = Document("a", "0123456789" * 4)
 CHUNKS = [Chunk("a", 0, 10, DOC.text[0:10]), Chunk("a", 10, 20, DOC.text[10:20]), Chunk("a", 20, 40, DOC.text[20:40])]

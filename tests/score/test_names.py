@@ -1,6 +1,6 @@
 import pytest
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
 from rag_bench.score.names import Metric, parse_metric
 
 

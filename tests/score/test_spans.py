@@ -3,9 +3,9 @@ import math
 import numpy as np
 import pytest
 
+from rag_bench.core.types import Chunk, Span
 from rag_bench.score.relevance import ChunkLocator, touching
 from rag_bench.score.spans import span_metrics
-from rag_bench.types import Chunk, Span
 
 
 def chunk(doc, start, end):

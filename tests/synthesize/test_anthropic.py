@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from rag_bench.fakes.anthropic_server import FakeAnthropicServer, Reply
 from rag_bench.synthesize.anthropic import estimated_cost, parse_reply
 from rag_bench.synthesize.registry import compose_settings
 from rag_bench.synthesize.run import synthesize
+from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-KEY-synthesize-0123456789"
 requires_sdk = pytest.mark.skipif(importlib.util.find_spec("anthropic") is None, reason="anthropic SDK not installed")

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
+from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.data.native import load_dataset
-from rag_bench.errors import ConfigError, DataError
 from rag_bench.label.cli import build_app
 from rag_bench.synthesize.registry import compose_settings
 from rag_bench.synthesize.run import main, synthesize

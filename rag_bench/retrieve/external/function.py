@@ -9,7 +9,7 @@ order, a list of result objects as in ``results.py`` (offsets or text, best firs
 Filters: a function with a ``filters`` parameter applies questions' metadata filters itself, so
 ``retrieval.filter_mode=pre`` is open to it. It is called with ``filters=[...]``, one per question:
 the question's filter object (keys sorted), or None. An object whose ``applies_filters`` is true
-reads each ``Query.filter`` (``rag_bench.filters.Filter``: ``.source``, ``.matches(metadata)``).
+reads each ``Query.filter`` (``rag_bench.core.filters.Filter``: ``.source``, ``.matches(metadata)``).
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from rag_bench.errors import ConfigError
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.types import Dataset
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.results import ResultReader, Where, to_candidates
 from rag_bench.retrieve.resources import Resources
-from rag_bench.types import Dataset
 
 
 @dataclass

@@ -17,13 +17,13 @@ import inspect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.errors import ConfigError
-from rag_bench.progress import track
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.progress import track
+from rag_bench.core.types import Dataset
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.function import TargetSettings, load_target
 from rag_bench.retrieve.external.results import ResultReader, Where, to_candidates
 from rag_bench.retrieve.resources import Resources
-from rag_bench.types import Dataset
 
 
 @dataclass

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from rag_bench.core.errors import DataError
+from rag_bench.core.types import Chunk, Document
 from rag_bench.data.locate import Match, find_excerpt
-from rag_bench.errors import DataError
 from rag_bench.retrieve.base import Candidates, RetrievalStats
-from rag_bench.types import Chunk, Document
 
 RESULT_FIELDS = ("doc_id", "start", "end", "text", "score", "metadata")
 SHOW = 20  # question ids listed in a report

@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.chunk.settings import one_of
+from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.types import Chunk
 from rag_bench.data.jsonl import read_jsonl
-from rag_bench.errors import ConfigError, DataError
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.results import Ranked, ResultReader, Where, some, to_candidates
 from rag_bench.retrieve.resources import Resources
-from rag_bench.types import Chunk
 
 FORMATS = ("auto", "trec", "jsonl")
 JSONL_FIELDS = {"question_id", "question", "results"}

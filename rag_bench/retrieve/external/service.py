@@ -5,7 +5,7 @@ Per question it POSTs ``{"id": "q1", "question": "...", "k": depth}`` (JSON) and
 With ``retrieval.filter_mode=pre`` a question's metadata filter goes along as ``"filter"`` (the
 question's filter object, keys sorted), for the service to apply; ``leak@k`` says what got through.
 Questions go out ``concurrency`` at a time; a 429, a 5xx, a timeout or a dropped connection is
-retried with backoff (``rag_bench.api.retry``: Retry-After wins), anything else fails at once.
+retried with backoff (``rag_bench.remote.retry``: Retry-After wins), anything else fails at once.
 Each answer is checked, then cached by (url, question id, question text, depth, filter sent) unless
 ``retrieval.cache=false``, so a rerun, a sweep over ks or a run killed half way costs no request
 for the questions already answered. ``stats.retrieval.http`` holds the requests, retries, answers
@@ -28,12 +28,12 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from rag_bench.api.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
-from rag_bench.api.settings import ApiSettings
-from rag_bench.api.usage import Usage
-from rag_bench.cache import digest
-from rag_bench.errors import ConfigError, ServiceError
-from rag_bench.progress import progress
+from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.core.progress import progress
+from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
+from rag_bench.remote.settings import ApiSettings
+from rag_bench.remote.usage import Usage
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.results import Ranked, ResultReader, Where, to_candidates
 from rag_bench.retrieve.resources import Resources

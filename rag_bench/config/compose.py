@@ -1,0 +1,63 @@
+"""Hydra composition for every verb, with Hydra's multi-line errors as one line.
+
+``rag-bench`` itself runs under ``hydra.main`` (for multiruns) and condenses what Hydra prints;
+the other verbs (check-generation, contextualize, ...) compose their settings with ``compose``.
+Both end in the same one-line message, with a key of another option explained
+(``chunker.piece_size is not a setting of chunker=fixed; its settings are: ...``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from omegaconf import DictConfig
+from omegaconf.errors import OmegaConfBaseException
+
+from rag_bench.core.errors import ConfigError
+
+SKIPPED = ("Set the environment variable", "To append", "full_key:", "reference_type", "object_type")
+
+
+def condense(message: str) -> str:
+    """Hydra's multi-line composition error as one line (search path and hints dropped)."""
+    parts: list[str] = []
+    for line in message.splitlines():
+        if line.startswith("Config search path"):
+            break
+        text = line.strip()
+        if not text or text.startswith(SKIPPED):
+            continue
+        if line.startswith("\t") and parts and parts[-1].endswith((":", ",")):
+            parts[-1] += f" {text},"
+        else:
+            parts.append(text)
+    return " ".join(parts).rstrip(",")
+
+
+def explain(message: str, overrides: Sequence[str] = (), groups: dict | None = None) -> str:
+    """A condensed message, with an unknown key named against the chosen option's settings."""
+    from rag_bench.config.schema import explain_unknown_key
+
+    return explain_unknown_key(message, overrides, groups)
+
+
+def compose(
+    config_dir: Path, overrides: Sequence[str], label: str, search: Path | None = None, groups: dict | None = None
+) -> DictConfig:
+    """``config.yaml`` of ``config_dir`` with ``overrides``; ``search`` adds a config folder (the main groups),
+    ``groups`` names the verb's own config groups ({group: registry}) for its messages.
+
+    A composition error is one ConfigError: ``<label>: <what Hydra said, condensed>``.
+    """
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+
+    extra = [f"hydra.searchpath=[file://{search.as_posix()}]"] if search is not None else []
+    try:
+        with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
+            return hydra_compose(config_name="config", overrides=[*overrides, *extra])
+    except (HydraException, OmegaConfBaseException) as exc:
+        text = str(exc) if exc.__cause__ is None else f"{exc}\n{exc.__cause__}"
+        raise ConfigError(f"{label}: {explain(condense(text), overrides, groups)}") from None

@@ -1,0 +1,166 @@
+"""Content-addressed disk cache, safe for concurrent writers and crashes.
+
+Layout: ``<root>/<namespace>/<key[:2]>/<key>``. Each entry is ``MAGIC + sha256(payload)
++ payload``, written to a temporary file in the same folder and renamed into place, so
+readers see a whole entry or none, several processes may write the same key at once,
+and a killed run loses at most the entry in flight. An entry whose checksum does not
+match (a torn disk write, a truncated copy) is deleted and reported as a miss, so it is
+recomputed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import pickle
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import BinaryIO, TypeVar
+
+from rag_bench.core.files import TEMP_PREFIX, write_atomic
+
+log = logging.getLogger(__name__)
+MAGIC = b"RBC1"
+T = TypeVar("T")
+
+
+def default_cache_dir() -> Path:
+    """``$RAG_BENCH_CACHE``, else ``$XDG_CACHE_HOME/rag-bench``, else ``~/.cache/rag-bench``."""
+    if os.environ.get("RAG_BENCH_CACHE"):
+        return Path(os.environ["RAG_BENCH_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "rag-bench"
+
+
+def cache_root(cache_dir: str | Path | None) -> Path:
+    """The folder a ``cache_dir`` setting names (``~`` expanded); None or empty: ``default_cache_dir()``."""
+    return Path(cache_dir).expanduser() if cache_dir else default_cache_dir()
+
+
+def digest(*parts: object) -> str:
+    """A stable hex key for ``parts`` (strings, numbers, or anything with a stable repr)."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part if isinstance(part, bytes) else repr(part).encode("utf-8")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+# What rag-bench's results are made by: Python and C sources, and the page assets written into report.html.
+SOURCE_SUFFIXES = frozenset({".py", ".c", ".h", ".js", ".css", ".html"})
+
+
+def source_digest(package: Path) -> str:
+    """sha256 over every source file below ``package`` (``SOURCE_SUFFIXES``): relative path and content.
+
+    Compiled files (``__pycache__``, a built extension) and data are left out.
+    """
+    h = hashlib.sha256()
+    files = (p for p in package.rglob("*") if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+    for path in sorted(files):
+        h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
+@functools.cache
+def code_version() -> str:
+    """``source_digest`` of rag-bench itself, computed once per process (about 10 ms).
+
+    What ``get_or_compute`` pickles (chunks, candidate lists) is what this code computed, in this
+    code's classes, so its keys include this digest: an edited or upgraded rag-bench recomputes them
+    rather than read back a stale result, or an object that lacks a field added since. Vectors,
+    rerank scores and API answers depend only on their inputs and model, and are kept.
+    """
+    return source_digest(Path(__file__).parents[1])
+
+
+def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Create ``path`` whole or not at all (``rag_bench.core.files.write_atomic``, kept here for its callers)."""
+    write_atomic(path, write)
+
+
+class DiskCache:
+    """Bytes by (namespace, key) under ``root``."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.corrupt = 0  # entries found damaged and dropped in this process
+
+    def path(self, namespace: str, key: str) -> Path:
+        return self.root / namespace / key[:2] / key
+
+    def get(self, namespace: str, key: str) -> bytes | None:
+        """The payload stored under ``key``, or None when absent or corrupt."""
+        path = self.path(namespace, key)
+        try:
+            blob = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return self._verify(path, blob)
+
+    def put(self, namespace: str, key: str, payload: bytes) -> None:
+        """Store ``payload`` under ``key`` atomically (write a temporary file, then rename)."""
+        blob = MAGIC + hashlib.sha256(payload).digest() + payload
+        atomic_write(self.path(namespace, key), lambda handle: handle.write(blob))
+
+    def keys(self, namespace: str) -> list[str]:
+        """The keys stored in a namespace (entries being written are not listed)."""
+        folder = self.root / namespace
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(TEMP_PREFIX))
+
+    def entries(self, namespace: str, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, bytes]]:
+        """Every valid ``(key, payload)`` of a namespace but those in ``skip``; corrupt entries are dropped."""
+        for key in self.keys(namespace):
+            if key in skip:
+                continue
+            payload = self.get(namespace, key)  # None: removed by a concurrent process, or corrupt
+            if payload is not None:
+                yield key, payload
+
+    def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> tuple[T, bool]:
+        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss.
+
+        Stored under ``digest(key, code_version())``: only the code that pickled a value reads it back.
+        """
+        key = digest(key, code_version())
+        payload = self.get(namespace, key)
+        if payload is not None:
+            try:
+                return pickle.loads(payload), True
+            except Exception:  # unreadable all the same (a damaged environment): recompute it
+                log.warning("cache entry %s/%s could not be read; recomputing", namespace, key[:12])
+        value = compute()
+        self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        return value, False
+
+    def put_files(self, namespace: str, key: str, files: dict[str, bytes]) -> None:
+        """Store a set of files (file name -> content) as one entry: a finished run's outputs, a report's plots."""
+        self.put(namespace, key, pickle.dumps(dict(files), protocol=pickle.HIGHEST_PROTOCOL))
+
+    def get_files(self, namespace: str, key: str) -> dict[str, bytes] | None:
+        """The files ``put_files`` stored under ``key``; None when absent, corrupt, unreadable, or naming
+        anything but plain file names (so that writing them into a folder can only write into it)."""
+        payload = self.get(namespace, key)
+        try:
+            files = pickle.loads(payload) if payload is not None else None
+        except Exception:  # an entry that passed its checksum but cannot be read (another Python): a miss
+            return None
+        if not isinstance(files, dict):
+            return None
+        names = all(isinstance(k, str) and Path(k).name == k and k not in (".", "..") for k in files)
+        return files if names and all(isinstance(v, bytes) for v in files.values()) else None
+
+    def _verify(self, path: Path, blob: bytes) -> bytes | None:
+        payload = blob[36:]
+        if blob[:4] == MAGIC and hashlib.sha256(payload).digest() == blob[4:36]:
+            return payload
+        log.warning("cache entry %s is corrupt; dropping it and recomputing", path)
+        self.corrupt += 1
+        path.unlink(missing_ok=True)
+        return None

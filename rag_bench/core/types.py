@@ -1,0 +1,86 @@
+"""Plain, frozen data that travels between pipeline stages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from rag_bench.core.filters import Filter
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document; chunk and span offsets index into ``text``."""
+
+    id: str
+    text: str
+    title: str | None = None
+    metadata: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class Span:
+    """Evidence: characters ``[start, end)`` of document ``doc_id``."""
+
+    doc_id: str
+    start: int
+    end: int
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Question:
+    """A labelled question: evidence spans, document judgements, or neither (unanswerable)."""
+
+    id: str
+    text: str
+    spans: tuple[Span, ...] = ()
+    judgements: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    answer: str | None = None
+    category: str | None = None
+    split: str | None = None
+    source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
+    filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
+
+    @property
+    def labelled(self) -> bool:
+        return bool(self.spans) or any(g > 0 for g in self.judgements.values())
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of a document: source text is ``document.text[start:end]``.
+
+    ``prefix`` (title, heading trail, context) is embedded and BM25-indexed with the
+    chunk but never counted as source text by character metrics.
+    """
+
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    prefix: str = ""
+
+    @property
+    def id(self) -> str:
+        return f"{self.doc_id}:{self.start}-{self.end}"
+
+    @property
+    def indexed_text(self) -> str:
+        """The text that is embedded and BM25-indexed."""
+        return f"{self.prefix}\n{self.text}" if self.prefix else self.text
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Documents plus questions, as loaded and validated."""
+
+    name: str
+    documents: tuple[Document, ...]
+    questions: tuple[Question, ...]

@@ -1,0 +1,1 @@
+"""The reference pipeline wired in plain Python: load, chunk, retrieve, rerank, score."""

@@ -1,0 +1,226 @@
+"""The reference pipeline, wired in plain Python: chunk -> embed -> index -> retrieve -> fuse -> rerank -> score."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from rag_bench.chunk.base import Warming
+from rag_bench.chunk.registry import build_chunker, chunk_dependencies
+from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
+from rag_bench.config.schema import Config
+from rag_bench.core.cache import digest
+from rag_bench.core.progress import quiet_while
+from rag_bench.core.types import Chunk, Dataset
+from rag_bench.core.workspace import Workspace
+from rag_bench.data.bundled import dataset_folder
+from rag_bench.data.native import load_dataset
+from rag_bench.embed.base import Embedder, Tokenizing
+from rag_bench.embed.cached import embed_cached
+from rag_bench.embed.registry import build_embedder
+from rag_bench.embed.store import vector_store
+from rag_bench.remote.usage import Metered
+from rag_bench.rerank.base import Prefetching, rerank
+from rag_bench.rerank.registry import build_reranker
+from rag_bench.rerank.settings import CutRerankerConfig
+from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
+from rag_bench.retrieve.registry import build_retriever, meeting_filters
+from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.variants import with_variants
+from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
+
+
+@dataclass
+class Stats:
+    """What a run computed and what it reused, and how long each stage took."""
+
+    chunks: int = 0
+    mean_chunk_chars: float = 0.0
+    embedded: int = 0  # texts newly embedded in this run, every stage (chunking, retrieval, reranking)
+    cache_hits: int = 0  # chunk and question texts whose dense vectors came from the cache
+    truncated: int = 0  # chunks longer than the embedder's input limit
+    ann_recall: float | None = None  # retrieval.index=hnsw: recall of its top depth against exact search
+    filtered_ann_recall: float | None = None  # the same over filtered questions, against exact filtered search
+    index: dict[str, object] = field(default_factory=dict)  # the dense index's build, size and latency report
+    index_bytes: int = 0
+    tokens: int = 0  # billed API tokens (embedding and reranking) in this run
+    cost_usd: float = 0.0  # estimated API cost of this run (configs/prices.yaml)
+    api: dict[str, dict] = field(default_factory=dict)  # per API component: requests, retries, tokens, cost
+    reused: dict[str, bool] = field(default_factory=dict)  # stage -> served from the cache
+    seconds: dict[str, float] = field(default_factory=dict)
+    retriever: str = ""  # what produced the ranking: "bm25", "http http://...", "hybrid(external run.jsonl, bm25)"
+    retrieval: dict[str, dict] = field(default_factory=dict)  # retriever name -> what only it reports (details)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+
+@dataclass
+class RunResult:
+    """Everything a run produced, before it is written out.
+
+    ``stages`` holds each ranked list on the way to the final one, every one over ``chunks``:
+    the first-stage lists by retriever name ("bm25", "dense", ...), "fused" when a fusion ran,
+    and "reranked" when a reranker ran.
+    """
+
+    config: Config
+    dataset: Dataset
+    chunks: Sequence[Chunk]  # the chunk table ``ranked`` indexes: the corpus for rag-bench's own indexes
+    ranked: np.ndarray  # (n_questions, width) chunk indices, best first, -1 padded
+    scores: np.ndarray  # (n_questions, width) final scores
+    evaluation: Evaluation
+    stats: Stats
+    stages: dict[str, Candidates] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)  # more run-folder files (name -> text): an index's SQL
+    # every first-stage list went through the candidate cache (rag-bench's own retrievers), so the run's
+    # results depend on nothing its config and files do not name, and its outputs may be served again
+    reusable: bool = False
+
+
+def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = None) -> RunResult:
+    """Run the pipeline that ``cfg`` describes and score it.
+
+    ``ws`` keeps work in memory across runs of one process (a sweep's points); None: a new one.
+    ``retriever``: one built by the caller (``rag_bench.evaluate``) instead of ``cfg.retrieval``'s.
+    """
+    with quiet_while(cfg.quiet):  # progress output off when the run says quiet=true
+        return _run(cfg, ws, retriever)
+
+
+def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunResult:
+    stats = Stats()
+    ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
+    embedded_before = ws.tally.embedded
+    with stats.stage("load"):
+        folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
+        dataset = load(ws, folder, cfg.dataset.label)
+        if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
+            check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
+        embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
+        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws))
+    usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
+    with stats.stage("chunk"):
+        corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
+    stats.chunks = len(corpus.chunks)
+    stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
+    resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
+    if retriever is None:
+        base = build_retriever(cfg.retrieval, resources)
+    else:  # the caller's own, under the same filter mode as the CLI's routes
+        base = meeting_filters(retriever, cfg.retrieval, resources)
+    retriever = with_variants(base, cfg.retrieval, dataset, folder)
+    found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
+    stages = add_retrieval_stats(stats, found, retriever.name)
+    ranked, scores = found.indices, found.scores
+    if reranker is not None:
+        with stats.stage("rerank"):
+            passages = corpus.passages if found.chunks is corpus.chunks else [c.indexed_text for c in found.chunks]
+            questions = [q.text for q in dataset.questions]
+            ranked, scores = rerank_all(reranker, ranked, questions, passages, cfg.reranker)
+        stages["reranked"] = Candidates(found.chunks, ranked, scores)
+    with stats.stage("score"):
+        evaluation = evaluate(
+            dataset, found.chunks, ranked, scores, cfg.ks, cfg.tau, cfg.bootstrap, cfg.seed, cfg.budgets
+        )
+    stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
+    add_api_usage(stats, api_parts(embedder, reranker), usage_before)
+    stats.embedded = ws.tally.embedded - embedded_before
+    files = {name: text for part in stages.values() for name, text in part.stats.files.items()}
+    reusable = all(part.stats.keyed for part in (found.parts or {retriever.name: found}).values())
+    return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files, reusable)
+
+
+def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dict[str, Candidates]:
+    """Add each first-stage list's cost and details to ``stats``; return the stages (first-stage lists, "fused")."""
+    parts = dict(found.parts) if found.parts else {found_name: found}
+    for name, part in parts.items():
+        s = part.stats
+        stats.seconds[name] = stats.seconds.get(name, 0.0) + s.seconds
+        for step, seconds in ({} if s.reused else s.steps).items():  # e.g. "bm25 build", "bm25 search"
+            stats.seconds[f"{name} {step}"] = stats.seconds.get(f"{name} {step}", 0.0) + seconds
+        stats.reused[name] = s.reused
+        stats.index_bytes += s.index_bytes
+        stats.cache_hits += s.cache_hits
+        stats.truncated = max(stats.truncated, s.truncated)
+        if s.ann_recall is not None:
+            stats.ann_recall = s.ann_recall
+        if s.details:
+            stats.retrieval[name] = dict(s.details)
+        if s.filtered_ann_recall is not None:
+            stats.filtered_ann_recall = s.filtered_ann_recall
+        stats.index = dict(s.index) or stats.index
+    labels = [" ".join([n, str((p.stats.details or {}).get("source", ""))]).strip() for n, p in parts.items()]
+    stats.retriever = f"{found_name}({', '.join(labels)})" if found.parts else labels[0]
+    stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
+    return {**parts, "fused": found} if found.parts else parts
+
+
+def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: CutRerankerConfig):
+    """Rerank every question's head; rerankers that batch well see all questions first (``prefetch``)."""
+    if isinstance(reranker, Prefetching):
+        reranker.prefetch(questions, [[passages[c] for c in row[: cfg.depth] if c >= 0] for row in ranked])
+    return rerank(ranked, questions, passages, reranker, cfg.depth, cfg.keep)
+
+
+def api_parts(embedder, reranker) -> dict[str, object]:
+    """The components that call a paid API (they carry a ``usage`` counter)."""
+    parts = {"embedder": embedder, "reranker": reranker}
+    return {name: part for name, part in parts.items() if isinstance(part, Metered)}
+
+
+def add_api_usage(stats: Stats, parts: dict[str, object], before: dict[str, dict]) -> None:
+    """What each API component was asked for during this run (components live across sweep points)."""
+    for name, part in parts.items():
+        used = part.usage.since(before[name])
+        stats.api[name] = used
+        stats.tokens += used["tokens"]
+        stats.cost_usd += used["estimated_cost_usd"] or 0.0
+
+
+def load(ws: Workspace, folder: Path, name: str) -> Dataset:
+    """The dataset in ``folder``, loaded once per process while its files are unchanged."""
+    files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
+    return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
+
+
+def chunk_dataset(
+    ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, folder: Path | None = None
+) -> tuple[Corpus, bool]:
+    """All chunks of the dataset in corpus order, and whether they came from the cache.
+
+    The key holds everything the chunks depend on: the documents, the settings, the embedder
+    when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the files they read.
+    """
+    fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
+    key = digest("chunks", fingerprint, chunk_dependencies(cfg, embedder, folder))
+    store = vector_store(ws, embedder, "document")
+
+    def embed(texts):
+        return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
+
+    def compute():
+        tokenizer = embedder if isinstance(embedder, Tokenizing) else None
+        tools = ChunkerTools(
+            token_spans=tokenizer.token_spans if tokenizer else None,
+            special_tokens=tokenizer.special_tokens if tokenizer else 0,
+            embed=embed,
+            folder=folder,
+        )
+        chunker = build_chunker(cfg, tools)
+        if isinstance(chunker, Warming):
+            chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
+        return [c for d in dataset.documents for c in chunker.split(d)]
+
+    chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
+    return Corpus(key, chunks, {d.id: d.metadata for d in dataset.documents}), cached

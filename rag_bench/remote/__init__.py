@@ -1,0 +1,1 @@
+"""Remote model APIs (Voyage, Anthropic): keys, official clients, retries, usage and prices."""

@@ -1,0 +1,69 @@
+"""Voyage AI: the key, the official client, and which of its errors are worth a retry."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from rag_bench.core.errors import ConfigError
+from rag_bench.remote.retry import Verdict, parse_retry_after
+
+
+def voyage_api_key(selected: str) -> str:
+    """The key from ``$VOYAGE_API_KEY_PATH`` (a file, as the client reads it) or ``$VOYAGE_API_KEY``."""
+    path = os.environ.get("VOYAGE_API_KEY_PATH")
+    if path:
+        try:
+            key = Path(path).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            problem = exc.strerror or exc
+            raise ConfigError(f"{selected} needs a key, but VOYAGE_API_KEY_PATH cannot be read: {problem}") from None
+        if key:
+            return key
+    key = os.environ.get("VOYAGE_API_KEY", "").strip()
+    if not key:
+        raise ConfigError(
+            f"{selected} needs a Voyage AI API key: set VOYAGE_API_KEY (or VOYAGE_API_KEY_PATH to a file holding it)"
+        )
+    return key
+
+
+def voyage_base_url(url: str | None) -> str | None:
+    """The API root: ``http://host:port`` gains ``/v1``; a URL with a path is kept; None = the client's default."""
+    if url is None:
+        return None
+    url = url.rstrip("/")
+    return url + "/v1" if urlsplit(url).path == "" else url
+
+
+def voyage_client(api_key: str, base_url: str | None, timeout_s: float):
+    """The official client with its own retries off, so that ours are the only ones (and counted)."""
+    import voyageai
+
+    return voyageai.Client(api_key=api_key, max_retries=0, timeout=timeout_s, base_url=voyage_base_url(base_url))
+
+
+def classify_voyage(exc: Exception) -> Verdict | None:
+    """Retry 429, 5xx, timeouts and connection errors; fail at once on the rest; None for non-API errors."""
+    from voyageai import error
+
+    if not isinstance(exc, error.VoyageError):
+        return None
+    status = exc.http_status
+    if isinstance(exc, error.RateLimitError):
+        return Verdict(True, "HTTP 429 rate limited", parse_retry_after(exc.headers.get("retry-after")))
+    if isinstance(exc, error.Timeout):
+        return Verdict(True, "no response before timeout_s")
+    if isinstance(exc, error.APIConnectionError):
+        return Verdict(True, f"connection failed ({type(exc.__cause__).__name__})")
+    if status is not None and status >= 500:
+        return Verdict(True, f"HTTP {status} server error")
+    if isinstance(exc, error.AuthenticationError):
+        return Verdict(False, "HTTP 401: the API key was rejected; check VOYAGE_API_KEY")
+    return Verdict(False, f"HTTP {status}: {exc.user_message}" if status else str(exc.user_message))
+
+
+def redact(text: str, secret: str) -> str:
+    """``text`` with every occurrence of ``secret`` masked."""
+    return text.replace(secret, "***") if secret else text

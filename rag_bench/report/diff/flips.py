@@ -1,0 +1,156 @@
+"""What flipped between two runs: the questions whose hit at ``report_k`` changed, with both rankings.
+
+``diff_view(before, after)`` takes two run models (``run_view.py``, as each run's report.html
+embeds them) scored on the same questions at the same ``report_k``. A question *flipped* when the
+final top k held evidence in one run and not in the other: ``lost`` (hit -> miss) or ``gained``.
+The model (JSON-serialisable):
+
+  runs         [label before, label after], report_k, n_questions
+  counts       lost, gained, and transitions {class before: {class after: questions}} over all questions
+  flips        [{id, text, category, lost, evidence, before: side, after: side}], lost first, in question order
+  side         {failure, first_hit, ranks {stage: evidence rank}, top: [{id, doc, start, end, text, hit}]}
+
+``diff_markdown`` renders it for a CI summary, ``diff_page.render_diff_page`` as one HTML page.
+"""
+
+from __future__ import annotations
+
+from rag_bench.core.errors import DataError
+from rag_bench.score.failures import HIT
+
+SHOW_IDS = 5  # question ids named in a mismatch message
+MARKDOWN_CHUNKS = 5  # ranks shown per side in the Markdown tables
+EXCERPT = 160  # characters of a chunk or evidence shown in Markdown
+
+
+def diff_view(before: dict, after: dict, labels: tuple[str, str]) -> dict:
+    """The flips from ``before`` to ``after`` (layout in the module docstring); a DataError when they do not pair."""
+    k_before, k_after = before["run"]["report_k"], after["run"]["report_k"]
+    if k_before != k_after:
+        raise DataError(
+            labels[1],
+            f"was classified at report_k {k_after}, {labels[0]} at {k_before}",
+            fix="rerun both with the same report_k",
+        )
+    first = {q["id"]: q for q in before["questions"]}
+    second = {q["id"]: q for q in after["questions"]}
+    _same_questions(first, second, labels)
+    transitions: dict[str, dict[str, int]] = {}
+    flips = []
+    for qid, old in first.items():
+        new = second[qid]
+        row = transitions.setdefault(old["failure"], {})
+        row[new["failure"]] = row.get(new["failure"], 0) + 1
+        if (old["failure"] == HIT) != (new["failure"] == HIT):
+            flips.append(_flip(old, new, before, after))
+    flips.sort(key=lambda f: not f["lost"])  # stable: question order within lost and gained
+    lost = sum(f["lost"] for f in flips)
+    return {
+        "runs": list(labels),
+        "report_k": k_before,
+        "n_questions": len(first),
+        "counts": {"lost": lost, "gained": len(flips) - lost, "transitions": transitions},
+        "flips": flips,
+    }
+
+
+def _same_questions(first: dict, second: dict, labels: tuple[str, str]) -> None:
+    only_first = [q for q in first if q not in second]
+    only_second = [q for q in second if q not in first]
+    if only_first or only_second:
+        raise DataError(
+            labels[1],
+            f"holds other questions than {labels[0]}: {_some(only_first)} only in {labels[0]}, "
+            f"{_some(only_second)} only in {labels[1]}",
+            fix="diff two runs of the same dataset and labels",
+        )
+
+
+def _some(ids: list[str]) -> str:
+    if not ids:
+        return "0"
+    more = f", ... ({len(ids) - SHOW_IDS} more)" if len(ids) > SHOW_IDS else ""
+    return f"{len(ids)} ({', '.join(ids[:SHOW_IDS])}{more})"
+
+
+def _flip(old: dict, new: dict, before: dict, after: dict) -> dict:
+    return {
+        "id": old["id"],
+        "text": old["text"],
+        "category": old["category"],
+        "lost": old["failure"] == HIT,
+        "evidence": old["evidence"],
+        "relevant": old["relevant"],
+        "before": _side(old, before),
+        "after": _side(new, after),
+    }
+
+
+def _side(question: dict, view: dict) -> dict:
+    top = []
+    for entry in question["top"]:
+        chunk = view["chunks"][entry["chunk"]]
+        top.append({**{key: chunk[key] for key in ("id", "doc", "start", "end", "text")}, "hit": entry["hit"]})
+    return {
+        "failure": question["failure"],
+        "first_hit": question["first_hit"],
+        "ranks": question["ranks"],
+        "stages": view["run"]["stages"],
+        "top": top,
+    }
+
+
+def diff_markdown(view: dict, page: str | None = None) -> str:
+    """The diff as Markdown for a CI summary; ``page`` names the HTML page to link, when there is one."""
+    before, after = view["runs"]
+    counts = view["counts"]
+    lines = [
+        f"## Flipped questions at k = {view['report_k']}: {before} -> {after}",
+        "",
+        f"{counts['lost']} lost (hit -> miss), {counts['gained']} gained (miss -> hit), "
+        f"of {view['n_questions']} questions." + (f" Side by side: [{page}]({page})" if page else ""),
+    ]
+    for flip in view["flips"]:
+        lines += ["", _flip_markdown(flip, view["report_k"])]
+    return "\n".join(lines) + "\n"
+
+
+def _flip_markdown(flip: dict, k: int) -> str:
+    old, new = flip["before"], flip["after"]
+    change = "lost" if flip["lost"] else "gained"
+    lines = [
+        f"### {change}: {flip['id']}: {_cell(flip['text'])}",
+        "",
+        f"class {old['failure']} -> {new['failure']}; first hit at rank {_rank(old['first_hit'])} -> "
+        f"{_rank(new['first_hit'])}" + (f"; category {flip['category']}" if flip["category"] else ""),
+    ]
+    for span in flip["evidence"]:
+        lines.append(f"> evidence {span['doc']} [{span['start']}, {span['end']}): {_cell(_short(span['text']))}")
+    if flip["relevant"]:
+        lines.append(f"> relevant documents: {', '.join(flip['relevant'])}")
+    lines += ["", "| rank | before | after |", "|---|---|---|"]
+    for i in range(min(k, MARKDOWN_CHUNKS, max(len(old["top"]), len(new["top"])))):
+        lines.append(f"| {i + 1} | {_chunk_cell(old['top'], i)} | {_chunk_cell(new['top'], i)} |")
+    return "\n".join(lines)
+
+
+def _chunk_cell(top: list[dict], i: int) -> str:
+    if i >= len(top):
+        return ""
+    chunk = top[i]
+    mark = "**hit** " if chunk["hit"] else ""
+    return f"{mark}`{chunk['id']}` {_cell(_short(chunk['text']))}"
+
+
+def _short(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 3] + "..."
+
+
+def _cell(text: str) -> str:
+    """Text safe in a Markdown table cell: no pipes, newlines or HTML tags."""
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def _rank(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)

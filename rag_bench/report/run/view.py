@@ -1,0 +1,193 @@
+"""The data model of a run's explorer page: plain, JSON-serialisable, built from plain inputs.
+
+``run_view(facts)`` returns a dict (the page embeds it as JSON and renders it in the browser):
+
+  format       1 (the layout version; readers check it)
+  run          title, dataset, report_k, tau, stages (names, the final one last), settings {key: value}
+  metrics      [{name, mean, low, high}]: every aggregate with its 95% interval
+  categories   [{name, n, metrics: {name: mean}}]
+  failures     {category: {class: count}}, an ``all`` row first (``failures.failure_counts``)
+  classes      the failure classes, misses first
+  chunks       [{id, doc, start, end, text}]: each chunk some question shows, once
+  questions    [{id, text, category, failure, first_hit, ranks: {stage: evidence rank},
+                 evidence: [{doc, start, end, text}], relevant: [doc ids judged relevant],
+                 top: [{chunk: index into chunks, hit, ranks: [rank per stage], scores: [score per stage]}],
+                 beyond: [the same, for candidates below the top k that touch the evidence]}]
+
+``top`` is the final list's top ``report_k``; ``beyond`` the (at most ``BEYOND``) candidates of any
+stage outside it that touch an evidence span (judged questions: chunks of a relevant document), best
+rank first: where the evidence went. Ranks start at 1 and are None where a stage does not hold the
+chunk. Highlighting is left to the page: it has each chunk's and each span's offsets. Scores are rounded
+to 6 significant digits here, since this model is only ever displayed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.core.types import Chunk, Question
+from rag_bench.score.failures import CLASSES, HIT, MISSES, UNLABELLED, Diagnosis, failure_counts
+from rag_bench.score.relevance import hits, overlap
+
+FORMAT = 1
+DISPLAY_CLASSES = (*MISSES, HIT, UNLABELLED)
+BEYOND = 3  # evidence-touching candidates shown below the top k
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage's ranked lists: (n_questions, depth) chunk indices (-1 padded) and their scores."""
+
+    name: str
+    indices: np.ndarray
+    scores: np.ndarray
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """Everything the page shows, as plain data; ``stages`` in display order, the final list last."""
+
+    title: str
+    dataset: str
+    settings: Mapping[str, object]
+    documents: Mapping[str, str]  # document id -> text
+    chunks: Sequence[Chunk]
+    questions: Sequence[Question]
+    stages: Sequence[Stage]
+    diagnoses: Sequence[Diagnosis]
+    metrics: Mapping[str, tuple[float, float, float]]  # name -> (mean, ci low, ci high)
+    categories: Mapping[str, tuple[int, Mapping[str, float]]]  # name -> (questions, metric means)
+    first_hits: Sequence[int | None]  # rank of the first hit in the final list, per question
+    report_k: int = 10
+    tau: float = 0.5
+
+
+def run_view(facts: RunFacts) -> dict:
+    """The page's data model (layout in the module docstring)."""
+    assert_aligned(facts)
+    chunk_slots: dict[int, int] = {}
+    questions = [_question(facts, q, chunk_slots) for q in range(len(facts.questions))]
+    failures = [d.failure for d in facts.diagnoses]
+    return {
+        "format": FORMAT,
+        "run": {
+            "title": facts.title,
+            "dataset": facts.dataset,
+            "report_k": facts.report_k,
+            "tau": facts.tau,
+            "stages": [s.name for s in facts.stages],
+            "settings": {key: _plain(value) for key, value in facts.settings.items()},
+        },
+        "metrics": [
+            {"name": name, "mean": _num(m), "low": _num(lo), "high": _num(hi)}
+            for name, (m, lo, hi) in facts.metrics.items()
+        ],
+        "categories": [
+            {"name": name, "n": n, "metrics": {k: _num(v) for k, v in means.items()}}
+            for name, (n, means) in facts.categories.items()
+        ],
+        "failures": failure_counts(failures, [q.category for q in facts.questions]),
+        "classes": list(DISPLAY_CLASSES),
+        "chunks": [_chunk(facts.chunks[c]) for c in chunk_slots],
+        "questions": questions,
+    }
+
+
+def assert_aligned(facts: RunFacts) -> None:
+    """ValueError unless every per-question input has one row per question."""
+    n = len(facts.questions)
+    sizes = {"diagnoses": len(facts.diagnoses), "first_hits": len(facts.first_hits)}
+    sizes |= {f"stage {s.name}": len(s.indices) for s in facts.stages}
+    wrong = {name: size for name, size in sizes.items() if size != n}
+    if wrong or not facts.stages:
+        raise ValueError(f"{n} questions but {wrong or 'no stages'}: every input needs one row per question")
+    unknown = {d.failure for d in facts.diagnoses} - set(CLASSES)
+    if unknown:
+        raise ValueError(f"unknown failure classes {sorted(unknown)}")
+
+
+def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int]) -> dict:
+    question, diagnosis = facts.questions[q], facts.diagnoses[q]
+    positions = [_positions(stage, q) for stage in facts.stages]
+    final = facts.stages[-1].indices[q]
+    top = [int(c) for c in final[final >= 0][: facts.report_k]]
+    shown = set(top)
+    candidates: dict[int, int] = {}  # chunk index -> its best rank over the stages
+    for where in positions:
+        for c, (rank, _) in where.items():
+            if rank < candidates.get(c, rank + 1):
+                candidates[c] = rank
+    beyond = sorted(
+        (c for c in candidates if c not in shown and _touches(facts.chunks[c], question)),
+        key=lambda c: (candidates[c], c),
+    )[:BEYOND]
+
+    def entry(c: int) -> dict:
+        found = [where.get(c) for where in positions]
+        return {
+            "chunk": chunk_slots.setdefault(c, len(chunk_slots)),
+            "hit": _hits(facts.chunks[c], question, facts.tau),
+            "ranks": [None if f is None else f[0] for f in found],
+            "scores": [None if f is None else _num(f[1]) for f in found],
+        }
+
+    return {
+        "id": question.id,
+        "text": question.text,
+        "category": question.category,
+        "failure": diagnosis.failure,
+        "first_hit": facts.first_hits[q],
+        "ranks": dict(diagnosis.ranks),
+        "evidence": [
+            {"doc": s.doc_id, "start": s.start, "end": s.end, "text": facts.documents[s.doc_id][s.start : s.end]}
+            for s in question.spans
+        ],
+        "relevant": sorted(d for d, grade in question.judgements.items() if grade > 0),
+        "top": [entry(c) for c in top],
+        "beyond": [entry(c) for c in beyond],
+    }
+
+
+def _positions(stage: Stage, q: int) -> dict[int, tuple[int, float]]:
+    """Chunk index -> (rank from 1, score) in one stage's list for question q."""
+    row, scores = stage.indices[q].tolist(), stage.scores[q].tolist()
+    return {c: (rank, s) for rank, (c, s) in enumerate(zip(row, scores, strict=True), start=1) if c >= 0}
+
+
+def _hits(chunk: Chunk, question: Question, tau: float) -> bool:
+    if question.spans:
+        return any(hits(chunk, span, tau) for span in question.spans)
+    return question.judgements.get(chunk.doc_id, 0) > 0
+
+
+def _touches(chunk: Chunk, question: Question) -> bool:
+    if question.spans:
+        return any(overlap(chunk, span) > 0 for span in question.spans)
+    return question.judgements.get(chunk.doc_id, 0) > 0
+
+
+def _chunk(chunk: Chunk) -> dict:
+    return {"id": chunk.id, "doc": chunk.doc_id, "start": chunk.start, "end": chunk.end, "text": chunk.text}
+
+
+def _num(value: object) -> float | None:
+    """A finite number rounded to 6 significant digits for display, None otherwise (JSON has no NaN)."""
+    if value is None or not isinstance(value, int | float | np.floating | np.integer):
+        return None
+    value = float(value)
+    return float(f"{value:.6g}") if math.isfinite(value) else None
+
+
+def _plain(value: object) -> object:
+    """A setting as JSON: numbers, text, booleans, null and lists of them; anything else as text."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value)

@@ -1,0 +1,61 @@
+"""A sweep table's work columns from one point's ``stats``: chunks, bytes, seconds, texts embedded, cost."""
+
+from __future__ import annotations
+
+import numpy as np
+
+# what the configuration needs of its models whatever the sweep order (stats.work, run_folder/work.py);
+# NaN when unrecorded
+CONFIG_WORK = ("work_chars", "work_cost_usd")
+# what a run did, which depends on what earlier runs left in the cache (a repeated sweep differs only here)
+RUN_WORK = ("seconds", "embedded", "cache_hits", "tokens", "cost_usd", "served")
+
+
+def work_columns(stats: dict) -> dict[str, float]:
+    """Chunks, mean chunk characters (when the run recorded them), bytes, seconds, embedding and cost counts,
+    and whether the run was served whole from the run cache (``run_folder/reuse.py``)."""
+    chunks = stats.get("chunks", np.nan)
+    if "mean_chunk_chars" in stats:
+        mean_chars = stats["mean_chunk_chars"]
+    elif "chunk_chars" in stats and chunks:
+        mean_chars = stats["chunk_chars"] / chunks
+    else:
+        mean_chars = np.nan
+    return {
+        "chunks": chunks,
+        "mean_chunk_chars": number(mean_chars),
+        "index_bytes": stats.get("index_bytes", np.nan),
+        "seconds": _total(_stages(stats.get("seconds", {}))),
+        "embedded": stats.get("embedded", np.nan),
+        "cache_hits": stats.get("cache_hits", np.nan),
+        "tokens": _total(stats.get("tokens", 0)),
+        "cost_usd": _total(stats.get("cost_usd", 0.0)),
+        "served": stats.get("reused") == {"run": True},  # its outputs came whole from the run cache
+        **_configuration_work(stats.get("work")),
+        "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
+    }
+
+
+def _configuration_work(work: object) -> dict[str, float]:
+    """``work_chars`` (embedded plus reranked characters) and ``work_cost_usd`` from ``stats.work``."""
+    if not isinstance(work, dict):
+        return dict.fromkeys(CONFIG_WORK, np.nan)
+    chars = number(work.get("embedded_chars")) + number(work.get("reranked_chars"))
+    return {"work_chars": chars, "work_cost_usd": number(work.get("cost_usd"))}
+
+
+def _stages(seconds: dict) -> dict:
+    """Per-stage seconds without the steps inside a stage ("bm25 build" is part of "bm25")."""
+    return {k: v for k, v in seconds.items() if k.rsplit(" ", 1)[0] == k or k.rsplit(" ", 1)[0] not in seconds}
+
+
+def _total(value: object) -> float:
+    """A number, or the sum of a {part: number} mapping (e.g. seconds per stage)."""
+    if isinstance(value, dict):
+        return float(sum(_total(v) for v in value.values()))
+    return float(value) if isinstance(value, int | float) else 0.0
+
+
+def number(value: object) -> float:
+    """A number as float; anything else (None, text, a bool) as NaN."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else np.nan

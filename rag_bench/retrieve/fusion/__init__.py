@@ -1,0 +1,1 @@
+"""Fusion of ranked lists: reciprocal rank fusion, and the retriever that fuses other retrievers."""

@@ -1,0 +1,117 @@
+"""Load run folders (metrics.json + per_question.csv) and pair their per-question scores."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rag_bench.core.errors import ConfigError, DataError, RagBenchError
+from rag_bench.run_folder.read import RunFolder
+from rag_bench.score.names import Metric
+
+SHOW_IDS = 5  # question ids named in a mismatch message
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run folder: where it is, its label, and its labelled per-question rows (index: question_id)."""
+
+    folder: Path
+    label: str
+    per_question: pd.DataFrame
+
+
+def load_run(path: str | Path) -> Run:
+    """A run from its folder or its ``metrics.json`` (``per_question.csv`` next to it)."""
+    run = RunFolder(path, needs=("metrics.json", "per_question.csv"))
+    run.metrics  # noqa: B018 -- its metrics.json must be readable
+    return Run(folder=run.path, label=str(path), per_question=_labelled(run))
+
+
+def _labelled(run: RunFolder) -> pd.DataFrame:
+    """The labelled rows of per_question.csv, indexed by question id (ids must be unique)."""
+    table, path = run.per_question, run.path / "per_question.csv"
+    duplicates = table["question_id"][table["question_id"].duplicated()].unique()
+    if len(duplicates):
+        raise DataError(path, f"repeats question ids: {', '.join(duplicates[:SHOW_IDS])}", field="question_id")
+    labelled = table["labelled"].astype(str).str.lower() == "true"
+    return table[labelled].set_index("question_id")
+
+
+def metric_values(run: Run, metric: Metric) -> pd.Series:
+    """Per-question values of ``metric`` (index: question_id)."""
+    name = str(metric)
+    if name not in run.per_question.columns:
+        known = [c for c in run.per_question.columns if "@" in c or c == "precision_omega"]
+        raise ConfigError(
+            f"metric {name} is not in {run.folder / 'per_question.csv'}; it has: {', '.join(known)} "
+            "(fix: gate a metric the run measured, or rerun with that k in ks)"
+        )
+    return run.per_question[name].astype(np.float64)
+
+
+def common_questions(runs: list[Run]) -> list[str]:
+    """The question ids, in the first run's order; a DataError when the runs scored different questions,
+    or the same questions on datasets whose files differ (their recorded fingerprints)."""
+    first = runs[0]
+    prints = {run.label: RunFolder(run.folder, check=False).recorded_fingerprint().get("dataset") for run in runs}
+    known = {label: value for label, value in prints.items() if value is not None}
+    if len(set(known.values())) > 1:
+        reference, value = next(iter(known.items()))
+        other = next(label for label, v in known.items() if v != value)
+        raise DataError(
+            other,
+            f"was scored on other dataset contents than {reference} (their dataset fingerprints differ)",
+            fix="score both on the same dataset; after a deliberate dataset change, refresh the baseline",
+        )
+    ids = list(first.per_question.index)
+    for other in runs[1:]:
+        only_first = [q for q in ids if q not in other.per_question.index]
+        only_other = [q for q in other.per_question.index if q not in first.per_question.index]
+        if only_first or only_other:
+            raise DataError(
+                other.label,
+                f"was scored on different questions than {first.label}: {_some(only_first)} only in "
+                f"{first.label}, {_some(only_other)} only in {other.label}",
+                fix="run both on the same dataset and labels",
+            )
+    return ids
+
+
+def _some(ids: list[str]) -> str:
+    if not ids:
+        return "0"
+    more = f", ... ({len(ids) - SHOW_IDS} more)" if len(ids) > SHOW_IDS else ""
+    return f"{len(ids)} ({', '.join(ids[:SHOW_IDS])}{more})"
+
+
+def hits_at(run: Run, k: int) -> pd.Series:
+    """1.0 where the first hit ranks within k: the ``hit@k`` column, else from ``first_hit_rank``."""
+    table = run.per_question
+    if f"hit@{k}" in table.columns:
+        return table[f"hit@{k}"].astype(np.float64)
+    return (first_hit_ranks(run) <= k).astype(np.float64)
+
+
+def first_hit_ranks(run: Run) -> pd.Series:
+    """Rank of the first hit (NaN when nothing within the retrieval depth hit)."""
+    table = run.per_question
+    if "first_hit_rank" not in table.columns:
+        return pd.Series(np.nan, index=table.index)
+    return table["first_hit_rank"].astype(np.float64)
+
+
+def question_texts(run: Run) -> dict[str, str]:
+    """Question id -> text from the run's dataset (via config.yaml); {} when it cannot be loaded."""
+    try:
+        return {q.id: q.text for q in RunFolder(run.folder).dataset().questions}
+    except (RagBenchError, OSError):
+        return {}  # texts are a courtesy: without them the report names question ids only
+
+
+def format_rank(rank: float) -> str:
+    return "-" if rank is None or math.isnan(rank) else str(int(rank))

@@ -1,0 +1,171 @@
+"""Why a question missed: one failure class per question at a reference cut-off ``report_k`` (default 10).
+
+Inputs are plain data: the corpus chunks, the questions' labels, and each stage's ranked lists as
+(n_questions, depth) chunk indices, -1 padded. A chunk *hits* an evidence span by the relevance
+rule (``score/relevance.py``: same document, overlap >= tau * min(len(chunk), len(span)), at least
+one character) and *touches* it when they share a character. A question's candidates are the
+chunks in any of its lists. Classes, the first that applies:
+
+  unlabelled      no evidence span and no relevant document judgement
+  hit             the final top k holds a chunk that hits an evidence span
+  reranked-out    a reranker ran and the list it read held a hit within k; its top k holds none
+  fused-out       a first-stage list (bm25, dense) held a hit within its depth; the fused top k holds
+                  none. With one index there is no fusion: the index found the evidence, below k
+  boundary        candidates touch the evidence but none reaches tau: the chunk cut fell through it
+  wrong-document  no candidate is a chunk of an evidence document
+  not-retrieved   candidates include chunks of an evidence document, none touching the evidence
+
+What to change, by class: fused-out -> fusion weights, k_rrf or k; reranked-out -> the reranker;
+boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
+(analyzer, embedder, depth).
+
+Questions judged by documents (no spans) use relevant documents (grade > 0) in place of hits, and
+documents in place of chunks: a document ranks where its first chunk ranks, and "within k" counts
+documents. They are hit, reranked-out, fused-out (a first-stage list holds a relevant document), or
+wrong-document. The final list's documents are ordered as the metrics order them (score descending,
+then document id descending; ``score/documents.py``) when its scores are given.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.core.types import Chunk, Question
+from rag_bench.score.documents import document_run
+from rag_bench.score.relevance import ChunkLocator, touching
+
+UNLABELLED, HIT = "unlabelled", "hit"
+MISSES = ("reranked-out", "fused-out", "boundary", "wrong-document", "not-retrieved")
+CLASSES = (UNLABELLED, HIT, *MISSES)  # precedence order
+REPORT_K = 10
+
+
+@dataclass(frozen=True)
+class StageLists:
+    """Every stage's ranked lists: (n_questions, depth) int chunk indices, best first, -1 padded."""
+
+    first: Mapping[str, np.ndarray]  # first-stage lists by index name ("bm25", "dense"), in fusion order
+    fused: np.ndarray  # after fusion; the only first-stage list when nothing was fused
+    reranked: np.ndarray | None = None  # after the reranker; None when none ran
+    final_scores: np.ndarray | None = None  # scores of the final list, for the metrics' document order
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.fused if self.reranked is None else self.reranked
+
+    def first_stage(self) -> dict[str, np.ndarray]:
+        """The first-stage lists; the fused list itself when none were given (an external retriever)."""
+        return dict(self.first) if self.first else {"fused": self.fused}
+
+    def named(self) -> dict[str, np.ndarray]:
+        """Every distinct list by stage name: first-stage lists, ``fused`` when lists were fused, ``reranked``."""
+        lists = self.first_stage()
+        if len(self.first) > 1:
+            lists["fused"] = self.fused
+        if self.reranked is not None:
+            lists["reranked"] = self.reranked
+        return lists
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A question's failure class and, per stage, the rank (from 1) of its evidence (None when absent)."""
+
+    failure: str
+    ranks: Mapping[str, int | None]
+
+
+def diagnose(
+    chunks: Sequence[Chunk],
+    questions: Sequence[Question],
+    stages: StageLists,
+    tau: float,
+    report_k: int = REPORT_K,
+) -> list[Diagnosis]:
+    """One Diagnosis per question (definitions in the module docstring)."""
+    if report_k < 1:
+        raise ValueError(f"report_k ({report_k}) must be at least 1")
+    locator = ChunkLocator(chunks)
+    doc_of = [c.doc_id for c in chunks]
+    judged = any(q.labelled and not q.spans for q in questions)
+    final_docs = _final_documents(stages, doc_of, report_k) if judged else None
+    named = stages.named()
+    out = []
+    for q, question in enumerate(questions):
+        rows = {name: _valid(lists[q]) for name, lists in named.items()}
+        if question.spans:
+            touched = touching(locator, question.spans, tau)  # chunk -> spans it hits (empty: touches only)
+            out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k))
+        elif question.labelled:
+            out.append(_by_documents(question, q, rows, stages, doc_of, final_docs[q], report_k))
+        else:
+            out.append(Diagnosis(UNLABELLED, dict.fromkeys(rows)))
+    return out
+
+
+def _by_spans(question, q, rows, stages, touched, doc_of, k) -> Diagnosis:
+    hitting = {c for c, spans in touched.items() if spans}
+    ranks = {name: _rank(row, hitting) for name, row in rows.items()}
+    if _within(_rank(_valid(stages.final[q]), hitting), k):
+        return Diagnosis(HIT, ranks)
+    if stages.reranked is not None and _within(_rank(_valid(stages.fused[q]), hitting), k):
+        return Diagnosis("reranked-out", ranks)
+    if any(_rank(_valid(lists[q]), hitting) is not None for lists in stages.first_stage().values()):
+        return Diagnosis("fused-out", ranks)
+    candidates = set().union(*(row.tolist() for row in rows.values()))
+    if candidates & touched.keys():
+        return Diagnosis("boundary", ranks)
+    evidence_docs = {span.doc_id for span in question.spans}
+    if not any(doc_of[c] in evidence_docs for c in candidates):
+        return Diagnosis("wrong-document", ranks)
+    return Diagnosis("not-retrieved", ranks)
+
+
+def _by_documents(question, q, rows, stages, doc_of, final_docs, k) -> Diagnosis:
+    relevant = {d for d, grade in question.judgements.items() if grade > 0}
+    ranks = {name: _rank(_documents(row, doc_of), relevant) for name, row in rows.items()}
+    if relevant & set(final_docs):
+        return Diagnosis(HIT, ranks)
+    if stages.reranked is not None and relevant & set(_documents(_valid(stages.fused[q]), doc_of)[:k]):
+        return Diagnosis("reranked-out", ranks)
+    if any(relevant & {doc_of[c] for c in _valid(lists[q])} for lists in stages.first_stage().values()):
+        return Diagnosis("fused-out", ranks)
+    return Diagnosis("wrong-document", ranks)
+
+
+def _final_documents(stages: StageLists, doc_of: list[str], k: int) -> list[list[str]]:
+    """Each question's top k documents of the final list, in the metrics' order when scores are given."""
+    if stages.final_scores is None:
+        return [_documents(_valid(row), doc_of)[:k] for row in stages.final]
+    run = document_run(stages.final, stages.final_scores, doc_of)
+    return [[run.doc_ids[d] for d in row[:k] if d >= 0] for row in run.ranked]
+
+
+def _documents(row: np.ndarray, doc_of: list[str]) -> list[str]:
+    """The distinct documents of a chunk list, each where its first chunk ranks."""
+    return list(dict.fromkeys(doc_of[c] for c in row))
+
+
+def _valid(row: np.ndarray) -> np.ndarray:
+    return row[row >= 0]
+
+
+def _rank(items, wanted: set) -> int | None:
+    """Rank (from 1) of the first item in ``wanted``, None when there is none."""
+    return next((rank for rank, item in enumerate(items, start=1) if item in wanted), None)
+
+
+def _within(rank: int | None, k: int) -> bool:
+    return rank is not None and rank <= k
+
+
+def failure_counts(failures: Sequence[str], categories: Sequence[str | None]) -> dict[str, dict[str, int]]:
+    """Category -> class -> count, with every class (zeros included) and an ``all`` row first."""
+    rows = {"all": Counter(failures)}
+    for failure, category in zip(failures, categories, strict=True):
+        rows.setdefault(category or "(none)", Counter())[failure] += 1
+    return {name: {c: int(counts[c]) for c in CLASSES} for name, counts in rows.items()}
