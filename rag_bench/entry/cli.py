@@ -224,8 +224,9 @@ def run_job(cfg) -> float:
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
     """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
     from rag_bench.pipeline.run import run
+    from rag_bench.report.run.outputs import write_outputs
     from rag_bench.run_folder import reuse
-    from rag_bench.run_folder.write import config_yaml, write_outputs
+    from rag_bench.run_folder.write import config_yaml
 
     workspace = PROCESS.workspace(config.cache_dir)
     key = reuse.run_key(config, prints)

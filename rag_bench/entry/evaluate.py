@@ -46,7 +46,8 @@ def evaluate(
     from rag_bench.core.workspace import Workspace
     from rag_bench.data.bundled import dataset_folder
     from rag_bench.pipeline.run import load, run
-    from rag_bench.run_folder.write import config_yaml, metrics_payload, write_run
+    from rag_bench.report.run.outputs import write_run
+    from rag_bench.run_folder.write import config_yaml, metrics_payload
 
     ws = Workspace.open(cache_dir)
     mode, target = describe(retriever)

@@ -1,10 +1,11 @@
-"""Write one run's folder: resolved config, per_question.csv/.parquet, report.html, run.trec (and
+"""Write one run's folder: resolved config, the report's pages, per_question.csv/.parquet, run.trec (and
 run_documents.trec), metrics.json last."""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -15,35 +16,37 @@ from omegaconf import OmegaConf
 from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
 from rag_bench.pipeline.run import RunResult
-from rag_bench.report.run.outputs import explain, write_explained
+from rag_bench.run_folder.explain import Explanation
+from rag_bench.run_folder.per_question import write_per_question
 
 
-def write_run(
-    result: RunResult, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
-) -> dict:
-    """Write every output file of ``result`` into ``out_dir``; return the metrics.json object.
-
-    ``fingerprint`` (``run_folder.fingerprint``) is recorded with the metrics: what the numbers depend on.
-    """
-    return write_outputs(result, out_dir, config_text, fingerprint)[0]
-
-
-def write_outputs(
-    result: RunResult, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
+def write_folder(
+    result: RunResult,
+    out_dir: Path,
+    explanation: Explanation,
+    pages: Mapping[str, str],
+    config_text: str | None = None,
+    fingerprint: dict[str, str] | None = None,
 ) -> tuple[dict, list[Path]]:
-    """``write_run``, also returning the files written (metrics.json last)."""
+    """Write every file of ``result``'s run folder into ``out_dir``; return the metrics.json object and the
+    files written (metrics.json last).
+
+    ``explanation``: its failure classes and work (``explain.py``); ``pages``: file name -> text of the
+    pages the report made of it (``report.html``). ``fingerprint`` (``fingerprint.py``) is recorded with
+    the metrics: what the numbers depend on.
+    """
     # metrics.json marks a finished run: drop an earlier run's before replacing its other files, so a
     # write that fails midway never leaves old metrics beside new files (a resumed sweep would keep them)
     (out_dir / "metrics.json").unlink(missing_ok=True)
     text = config_text if config_text is not None else config_yaml(result.config)
     written = [write_text(out_dir / "config.yaml", text)]
-    explanation = explain(result)  # failure classes and configuration work (report/run/outputs.py)
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
     payload["code"] = code_version()  # the rag-bench source that computed these numbers
-    written += write_explained(result, explanation, out_dir)  # report.html, per_question.csv and .parquet
+    written += [write_text(out_dir / name, page) for name, page in pages.items()]
+    written += write_per_question(result, explanation, out_dir)  # per_question.csv and .parquet
     written.append(write_trec(result, out_dir / "run.trec"))
     if result.evaluation.documents is not None:
         written.append(write_document_trec(result, out_dir / "run_documents.trec"))

@@ -11,8 +11,8 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.pipeline.run import run
+from rag_bench.report.run.outputs import write_run
 from rag_bench.retrieve.registry import retrieval_config
-from rag_bench.run_folder.write import write_run
 
 from .conftest import needs_chroma, needs_pg
 

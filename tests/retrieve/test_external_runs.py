@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from rag_bench.run_folder.write import write_run
+from rag_bench.report.run.outputs import write_run
 from rag_bench.testing import FakeReranker
 
 from .conftest import rag_bench_cli, write_jsonl

@@ -187,7 +187,7 @@ def test_cli_prints_one_line_and_exits_2(tiny, tmp_path):
 
 
 def test_a_rag_bench_run_file_rescored_gives_the_same_lists_and_metrics(tiny, tmp_path, run_with):
-    from rag_bench.run_folder.write import write_run
+    from rag_bench.report.run.outputs import write_run
 
     first = run_with(f"dataset.path={tiny}", "retrieval=bm25", "ks=[1,3]", "chunker=fixed", "chunker.size=30")
     write_run(first, tmp_path / "bm25")

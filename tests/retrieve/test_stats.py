@@ -4,8 +4,8 @@ import json
 import pickle
 from dataclasses import replace
 
+from rag_bench.report.run.outputs import write_run
 from rag_bench.retrieve.base import RetrievalStats
-from rag_bench.run_folder.write import write_run
 
 
 def test_rag_bench_own_retrievers_are_named_and_report_no_details(tiny, tmp_path, run_with):

@@ -1,0 +1,51 @@
+"""The per-question table of a run folder: ``per_question.csv`` and ``per_question.parquet``, written here.
+
+One row per question: its metrics, ``question``, ``failure`` (``explain.py``), the evidence rank in
+each stage list (``evidence_rank_<stage>``), ``top_chunks`` and ``ranked_chunks`` (chunk ids, best
+first; JSON text in the CSV, lists in the Parquet file). ``read.py`` reads it back.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from rag_bench.core.files import write_atomic
+from rag_bench.run_folder.explain import Explanation
+
+LIST_COLUMNS = ("top_chunks", "ranked_chunks")  # lists: JSON text in the CSV, lists in the Parquet file
+
+
+def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
+    """The evaluation's per-question rows with ``question``, ``failure``, ``evidence_rank_<stage>`` per stage
+    list, and ``ranked_chunks`` (every chunk id of the final list, best first)."""
+    table = result.evaluation.per_question.copy()
+    at = list(table.columns).index("labelled")
+    table.insert(1, "question", [q.text for q in result.dataset.questions])
+    table.insert(at + 2, "failure", [d.failure for d in explanation.diagnoses])
+    names = list(explanation.diagnoses[0].ranks) if explanation.diagnoses else []
+    position = list(table.columns).index("first_hit_rank") + 1
+    for offset, name in enumerate(names):
+        ranks = [d.ranks.get(name) for d in explanation.diagnoses]
+        table.insert(position + offset, f"evidence_rank_{name}", pd.array(ranks, dtype="Int64"))
+    table["ranked_chunks"] = [[result.chunks[c].id for c in row[row >= 0]] for row in result.ranked]
+    return table
+
+
+def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
+    """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
+    table = per_question_table(result, explanation)
+    csv, parquet = out_dir / "per_question.csv", out_dir / "per_question.parquet"
+    as_text = table.copy()
+    for column in LIST_COLUMNS:
+        as_text[column] = as_text[column].map(_json_list)
+    write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
+    write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
+    return [csv, parquet]
+
+
+def _json_list(items: object) -> str:
+    return json.dumps(list(items) if isinstance(items, list | tuple | np.ndarray) else items)
