@@ -79,7 +79,7 @@ def chunk_texts(point: dict) -> list[str]:
     from rag_bench.core.paths import project_folder
     from rag_bench.core.workspace import Workspace
     from rag_bench.data.bundled import dataset_folder
-    from rag_bench.embed.registry import build_embedder
+    from rag_bench.embed.registry import EMBEDDERS
     from rag_bench.pipeline.run import chunk_dataset, load
 
     register()
@@ -93,7 +93,7 @@ def chunk_texts(point: dict) -> list[str]:
         cfg = validate(compose(config_name="config", overrides=overrides))
     ws = Workspace.open(cfg.cache_dir)
     dataset = load(ws, dataset_folder(cfg.dataset.name, cfg.dataset.path), cfg.dataset.name)
-    corpus, _ = chunk_dataset(ws, dataset, cfg.chunker, build_embedder(cfg.embedder))
+    corpus, _ = chunk_dataset(ws, dataset, cfg.chunker, EMBEDDERS.build(cfg.embedder))
     return corpus.passages + [q.text for q in dataset.questions]
 
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 from common import Check, report
 
 from rag_bench.chunk.base import measure_units
-from rag_bench.chunk.registry import build_chunker, chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.workspace import Workspace
@@ -39,8 +39,8 @@ RUNS = [("semantic", {}, True), ("semantic", {"window_vectors": "joined"}, False
 
 def parts_of(name: str, settings: dict, dataset, embedder) -> list[str]:
     """The texts the chunker embeds (sentences, sentence windows, pieces) for every document."""
-    cfg = chunker_config(name, **settings)
-    chunker = build_chunker(cfg, ChunkerTools(embedder.token_spans, embedder.special_tokens))
+    cfg = CHUNKERS.settings(name, **settings)
+    chunker = CHUNKERS.build(cfg, ChunkerTools(embedder.token_spans, embedder.special_tokens))
     units = (measure_units(d, "chars", chunker.tools) for d in dataset.documents)
     return [p for d, u in zip(dataset.documents, units, strict=True) for p in chunker.splitter.parts(d.text, u)]
 
@@ -51,14 +51,14 @@ def measure(name: str, settings: dict, dataset, embedder) -> tuple[list[str], di
     with tempfile.TemporaryDirectory() as tmp:
         ws = Workspace(DiskCache(os.path.join(tmp, "cache")))
         start = time.perf_counter()
-        corpus, _ = chunk_dataset(ws, dataset, chunker_config(name, **settings), embedder)
+        corpus, _ = chunk_dataset(ws, dataset, CHUNKERS.settings(name, **settings), embedder)
         chunking, chunk_embedded = time.perf_counter() - start, ws.tally.embedded
         fresh = VectorStore(DiskCache(os.path.join(tmp, "chunks")), embedder.name, 384, "document")
         start = time.perf_counter()
         embed_cached(embedder, fresh, corpus.passages, "document", "embedding chunks")
         embedding = time.perf_counter() - start
         before = ws.tally.embedded
-        second_cfg = chunker_config(name, **settings, size=SECOND_SIZE[name])
+        second_cfg = CHUNKERS.settings(name, **settings, size=SECOND_SIZE[name])
         second, _ = chunk_dataset(ws, dataset, second_cfg, embedder)
         again = ws.tally.embedded - before
     parts = parts_of(name, settings, dataset, embedder)

@@ -22,7 +22,7 @@ from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
-from rag_bench.index.registry import VECTOR_INDEXES, build_index
+from rag_bench.index.registry import VECTOR_INDEXES
 
 N_CHUNKS, DIM, N_QUERIES, DEPTH = 20_000, 384, 200, 20
 GOAL = "S5 backends"  # no recall or latency target is set: every number is reported, none judged
@@ -71,7 +71,7 @@ def main() -> None:
         context = IndexContext(DiskCache(cache_dir), "bench-vectors", metadata, "bench-metadata")
         for label, (name, settings) in BACKENDS.items():
             start = time.perf_counter()
-            index = build_index(VECTOR_INDEXES[name].schema(**settings), docs, context)
+            index = VECTOR_INDEXES.build(VECTOR_INDEXES[name].schema(**settings), docs, context)
             build_s = time.perf_counter() - start
             found, seconds = timed(index, queries, none)
             found_rare, _ = timed(index, queries, only_rare)

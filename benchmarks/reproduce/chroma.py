@@ -29,12 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.core.cache import default_cache_dir
 from rag_bench.core.types import Chunk, Question
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.native import load_dataset
-from rag_bench.embed.registry import build_embedder, embedder_config
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.pipeline.run import chunk_dataset
 from rag_bench.score.spans import intersection_size, size, union
 
@@ -84,8 +84,8 @@ def row_chunks(native: Path, row: str) -> list[Chunk]:
     piece_size = int(piece[0]) if piece else PIECE_SIZE
     settings = {"size": int(size_), "unit": "tokens"}
     settings |= {"piece_size": piece_size} if chunker == "cluster" else {"overlap": float(overlap)}
-    cfg = chunker_config(chunker, **settings)
-    embedder = build_embedder(embedder_config("local"))
+    cfg = CHUNKERS.settings(chunker, **settings)
+    embedder = EMBEDDERS.build(EMBEDDERS.settings("local"))
     return chunk_dataset(Workspace.open(None), load_dataset(native), cfg, embedder, native)[0].chunks
 
 

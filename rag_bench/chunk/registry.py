@@ -1,13 +1,13 @@
 """Chunkers by config name (``chunker=fixed|recursive|...``): each one's settings schema and builder.
 
 Adding a chunker: a module with its settings dataclass (derived from ``chunk/settings.py``) and a
-``build(cfg, tools) -> Chunker``, one entry here, and ``configs/chunker/<name>.yaml``.
+``build(cfg, tools) -> Chunker``, one entry here, and ``configs/chunker/<name>.yaml``. Every chunker
+may prefix its chunks with a contexts file (``chunker.prefix=contexts``), read once here, when built.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 from rag_bench.chunk import cluster, fixed, given, langchain, recursive, semantic, sentence
@@ -16,36 +16,31 @@ from rag_bench.chunk.contexts import FIX as CONTEXTS_FIX
 from rag_bench.chunk.contexts import file_hash, read_contexts
 from rag_bench.chunk.given import MISSING_FIX as MANIFEST_FIX
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
-from rag_bench.core.options import settings_of
+from rag_bench.core.options import Option, Options
 
 
-@dataclass(frozen=True)
-class ChunkerEntry:
-    schema: type[ChunkerConfig]
-    build: Callable[[ChunkerConfig, ChunkerTools], Chunker]
+class ChunkerOptions(Options):
+    """The chunkers; building one reads its contexts file first (``prefix=contexts``)."""
+
+    def build(self, cfg: ChunkerConfig, tools: ChunkerTools) -> Chunker:
+        if cfg.prefix == "contexts" and tools.contexts is None:
+            tools = replace(tools, contexts=read_contexts(cfg.contexts, contextualize_fix(cfg)))
+        return super().build(cfg, tools)
 
 
-CHUNKERS: dict[str, ChunkerEntry] = {
-    "fixed": ChunkerEntry(fixed.FixedConfig, fixed.build),
-    "recursive": ChunkerEntry(recursive.RecursiveConfig, recursive.build),
-    "langchain": ChunkerEntry(langchain.LangChainConfig, langchain.build),
-    "sentence": ChunkerEntry(sentence.SentenceConfig, sentence.build),
-    "semantic": ChunkerEntry(semantic.SemanticConfig, semantic.build),
-    "cluster": ChunkerEntry(cluster.ClusterConfig, cluster.build),
-    "given": ChunkerEntry(given.GivenConfig, given.build),
-}
-
-
-def chunker_config(name: str, **settings) -> ChunkerConfig:
-    """The checked settings of chunker ``name`` (its schema's defaults, then ``settings``)."""
-    return settings_of("chunker", name, CHUNKERS, settings)
-
-
-def build_chunker(cfg: ChunkerConfig, tools: ChunkerTools) -> Chunker:
-    """The chunker ``cfg`` describes; the contexts file (``prefix=contexts``) is read once, here."""
-    if cfg.prefix == "contexts" and tools.contexts is None:
-        tools = replace(tools, contexts=read_contexts(cfg.contexts, contextualize_fix(cfg)))
-    return CHUNKERS[cfg.name].build(cfg, tools)
+CHUNKERS = ChunkerOptions(
+    "chunker",
+    default="recursive",
+    options={
+        "fixed": Option(fixed.FixedConfig, fixed.build),
+        "recursive": Option(recursive.RecursiveConfig, recursive.build),
+        "langchain": Option(langchain.LangChainConfig, langchain.build),
+        "sentence": Option(sentence.SentenceConfig, sentence.build),
+        "semantic": Option(semantic.SemanticConfig, semantic.build),
+        "cluster": Option(cluster.ClusterConfig, cluster.build),
+        "given": Option(given.GivenConfig, given.build),
+    },
+)
 
 
 # a file a chunker reads -> how to get it when it is missing

@@ -31,9 +31,10 @@ import numpy as np
 from rag_bench.chunk.merge import merge_pieces
 from rag_bench.chunk.recursive import split_range
 from rag_bench.chunk.sentence import sentence_spans
-from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig, one_of
+from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig
 from rag_bench.chunk.units import Units
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import one_of
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows
 

@@ -20,14 +20,9 @@ from rag_bench.chunk.contexts import Contexts
 from rag_bench.chunk.prefix import PREFIXES
 from rag_bench.chunk.units import UNIT_NAMES, TokenSpans
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import one_of
 
 Embed = Callable[[Sequence[str]], np.ndarray]  # texts -> (n, dim) float32 unit rows (document mode)
-
-
-def one_of(key: str, value: object, allowed: Sequence[str]) -> None:
-    """ConfigError unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        raise ConfigError(f"{key} ({value!r}) must be one of: {', '.join(allowed)}")
 
 
 def resolve_overlap(size: int, overlap: float) -> int:

@@ -15,6 +15,7 @@ from omegaconf import DictConfig
 from omegaconf.errors import OmegaConfBaseException
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import Options
 
 SKIPPED = ("Set the environment variable", "To append", "full_key:", "reference_type", "object_type")
 
@@ -35,18 +36,18 @@ def condense(message: str) -> str:
     return " ".join(parts).rstrip(",")
 
 
-def explain(message: str, overrides: Sequence[str] = (), groups: dict | None = None) -> str:
+def explain(message: str, overrides: Sequence[str] = (), groups: Sequence[Options] = ()) -> str:
     """A condensed message, with an unknown key named against the chosen option's settings."""
-    from rag_bench.config.schema import explain_unknown_key
+    from rag_bench.config.groups import explain_unknown_key
 
     return explain_unknown_key(message, overrides, groups)
 
 
 def compose(
-    config_dir: Path, overrides: Sequence[str], label: str, search: Path | None = None, groups: dict | None = None
+    config_dir: Path, overrides: Sequence[str], label: str, search: Sequence[Path] = (), groups: Sequence[Options] = ()
 ) -> DictConfig:
-    """``config.yaml`` of ``config_dir`` with ``overrides``; ``search`` adds a config folder (the main groups),
-    ``groups`` names the verb's own config groups ({group: registry}) for its messages.
+    """``config.yaml`` of ``config_dir`` with ``overrides``; ``search`` adds config folders (the main groups,
+    a user's own options), ``groups`` names the verb's own config groups for its messages.
 
     A composition error is one ConfigError: ``<label>: <what Hydra said, condensed>``.
     """
@@ -54,7 +55,8 @@ def compose(
     from hydra import initialize_config_dir
     from hydra.errors import HydraException
 
-    extra = [f"hydra.searchpath=[file://{search.as_posix()}]"] if search is not None else []
+    folders = ",".join(f"file://{Path(folder).as_posix()}" for folder in search)
+    extra = [f"hydra.searchpath=[{folders}]"] if folders else []
     try:
         with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
             return hydra_compose(config_name="config", overrides=[*overrides, *extra])

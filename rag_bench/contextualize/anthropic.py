@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rag_bench.chunk.contexts import document_hash
-from rag_bench.contextualize.settings import AnthropicContextConfig
+from rag_bench.contextualize.base import ContextGeneratorConfig
 from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.progress import Progress
 from rag_bench.core.types import Chunk, Document
 from rag_bench.remote.anthropic import MessagesClient
+from rag_bench.remote.settings import ApiSettings
 
 INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
 ASK = (
@@ -17,6 +20,21 @@ ASK = (
     "what the document is, and the section, topic or entity the chunk is about, so that a search for "
     "the chunk's facts finds it. Reply with the context only."
 )
+
+
+@dataclass
+class AnthropicContextConfig(ApiSettings, ContextGeneratorConfig):
+    """The Messages API: the whole document in a cached prompt prefix, one short context per chunk."""
+
+    name: str = "anthropic"
+    model: str | None = "claude-haiku-4-5"
+    max_tokens: int = 160  # reply limit (contexts are asked to be 50 to 100 tokens)
+    max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
+
+    def __post_init__(self) -> None:
+        self.check_api("generator")
+        if self.max_tokens < 1:
+            raise ConfigError(f"generator.max_tokens ({self.max_tokens}) must be at least 1")
 
 
 class AnthropicContexts:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rag_bench.chunk.prefix import heading_trail
-from rag_bench.contextualize.settings import OfflineContextConfig
+from rag_bench.contextualize.base import ContextGeneratorConfig
 from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.progress import Progress
 from rag_bench.core.types import Chunk, Document
 from rag_bench.index.bm25.analyzers import ENGLISH_STOPWORDS, identifier_tokens
@@ -20,6 +22,18 @@ STOPWORDS = ENGLISH_STOPWORDS | {
     "would", "you", "your", "been", "were", "about", "after", "before", "other", "only", "same",
 }
 # fmt: on
+
+
+@dataclass
+class OfflineContextConfig(ContextGeneratorConfig):
+    """Deterministic, no model: title, heading trail and the document's most distinctive terms."""
+
+    name: str = "offline"
+    terms: int = 8  # distinctive document terms per context
+
+    def __post_init__(self) -> None:
+        if self.terms < 0:
+            raise ConfigError(f"generator.terms ({self.terms}) must not be negative")
 
 
 class OfflineContexts:

@@ -20,20 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
 from rag_bench.core.errors import DataError
 from rag_bench.core.files import write_bytes
 
-if TYPE_CHECKING:
-    from rag_bench.config.schema import Config
-
 FILE = "conventions.yaml"
 FIELDS = ("source", "summary", "reference", "overrides")
-# a group choice key -> the field of the chosen option's settings that names it
-CHOICE_FIELDS = {"chunker": "name", "embedder": "name", "retrieval": "mode", "reranker": "name"}
 
 
 @dataclass(frozen=True)
@@ -117,15 +111,16 @@ def read_conventions(folder: Path) -> Conventions | None:
 _FIX = "fix or delete it (re-importing the dataset writes it again)"
 
 
-def differing(conventions: Conventions, config: object) -> list[str]:
+def differing(conventions: Conventions, config: object, name_fields: Mapping[str, str]) -> list[str]:
     """The override keys whose values the run's ``config`` does not have (applicable keys only).
 
+    ``name_fields``: each group's field naming its chosen option (retrieval: mode, the others: name).
     A group choice that differs brings its dotted keys with it: after ``chunker=fixed`` they apply.
     """
     changed = {
         key
         for key, wanted in conventions.overrides.items()
-        if "." not in key and getattr(getattr(config, key, None), CHOICE_FIELDS.get(key, ""), None) != wanted
+        if "." not in key and getattr(getattr(config, key, None), name_fields.get(key, ""), None) != wanted
     }
     overrides = conventions.overrides
     return [key for key, wanted in overrides.items() if key in changed or _differs(config, key, wanted, changed)]
@@ -138,24 +133,6 @@ def _differs(config: object, key: str, wanted: object, changed: set[str]) -> boo
         return False
     settings = getattr(config, group, None)
     return group in changed or (hasattr(settings, name) and not _same(getattr(settings, name), wanted))
-
-
-def hint(config: Config) -> str | None:
-    """One line naming the overrides that make this run follow its dataset's conventions, or None."""
-    from rag_bench.data.bundled import dataset_folder
-
-    folder = dataset_folder(config.dataset.name, config.dataset.path)
-    conventions = read_conventions(folder)
-    if conventions is None:
-        return None
-    keys = differing(conventions, config)
-    if not keys:
-        return None
-    return (
-        f"hint: {config.dataset.label} comes from {conventions.source or 'a source'}, whose published numbers use "
-        f"{conventions.summary or 'other settings'} ({Path(folder) / FILE}); for comparable numbers run with: "
-        f"{' '.join(conventions.as_overrides(keys))}"
-    )
 
 
 def _same(actual: object, wanted: object) -> bool:

@@ -1,13 +1,30 @@
-"""The embedding stage: its protocol and the registry of embedders by config name."""
+"""The embedding stage: its protocol, and the settings every embedder shares."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from omegaconf import MISSING
+
+from rag_bench.core.errors import ConfigError
 
 INPUT_TYPES = ("document", "query")
+
+
+@dataclass
+class EmbedderConfig:
+    """Every embedder: its name, model and output dimension."""
+
+    name: str = MISSING
+    model: str | None = None
+    dimension: int | None = None  # null = the model's native dimension
+
+    def __post_init__(self) -> None:
+        if self.dimension is not None and self.dimension < 1:
+            raise ConfigError(f"embedder.dimension ({self.dimension}) must be positive, or null for native")
 
 
 class Embedder(Protocol):

@@ -9,12 +9,26 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.embed.base import normalise
+from rag_bench.embed.base import EmbedderConfig, normalise
 
 WORD = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass
+class FakeConfig(EmbedderConfig):
+    """Deterministic word hashing (``rag_bench.testing.FakeEmbedder``), for tests and dry runs."""
+
+    name: str = "fake"
+    dimension: int | None = 64
+
+
+def build(cfg: FakeConfig) -> FakeEmbedder:
+    """The embedder ``embedder=fake`` names."""
+    return FakeEmbedder(cfg.dimension or 64)
 
 
 class FakeEmbedder:

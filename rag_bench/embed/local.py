@@ -20,6 +20,7 @@ import inspect
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
@@ -27,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.embed.base import normalise
+from rag_bench.embed.base import EmbedderConfig, normalise
 
 # This file's code and ``normalise`` turn the pinned weights and tokenizer into vectors: their digest
 # names the vectors in the cache (``cache_name``), so an edit here embeds again rather than reuse.
@@ -52,6 +53,19 @@ def load_tokenizer(truncate: int | None = MAX_TOKENS):
     else:
         tokenizer.enable_truncation(max_length=truncate)
     return tokenizer
+
+
+@dataclass
+class LocalConfig(EmbedderConfig):
+    """all-MiniLM-L6-v2, int8 ONNX, on the CPU; no key, no network (``embedder=local``)."""
+
+    name: str = "local"
+    model: str | None = "all-MiniLM-L6-v2-int8"
+
+
+def build(cfg: LocalConfig) -> MiniLMEmbedder:
+    """The embedder ``embedder=local`` names."""
+    return MiniLMEmbedder()
 
 
 class MiniLMEmbedder:

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from rag_bench.core.errors import ConfigError, ServiceError
-from rag_bench.embed.base import INPUT_TYPES, normalise
+from rag_bench.embed.base import INPUT_TYPES, EmbedderConfig, normalise
 from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
+from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches, price_per_million
 from rag_bench.remote.voyage import classify_voyage, redact, voyage_api_key, voyage_client
 
@@ -46,6 +48,27 @@ MATRYOSHKA_MAX = dict.fromkeys(
     ["voyage-4-large", "voyage-4", "voyage-4-lite", "voyage-3-large", "voyage-3.5", "voyage-3.5-lite", "voyage-code-3"],
     2048,
 )
+
+
+@dataclass
+class VoyageConfig(ApiSettings, EmbedderConfig):
+    """Voyage AI embeddings through the official client (needs VOYAGE_API_KEY; ``embedder=voyage``)."""
+
+    name: str = "voyage"
+    model: str | None = "voyage-3.5"
+    dimension: int | None = 1024  # output_dimension; null = the model's default
+    batch_size: int = 128  # texts per request (the Voyage API takes at most 1000)
+    max_tokens_per_batch: int | None = None  # null = the model's documented limit per request
+
+    def __post_init__(self) -> None:
+        EmbedderConfig.__post_init__(self)
+        self.check_api("embedder")
+        if self.batch_size < 1:
+            raise ConfigError(f"embedder.batch_size ({self.batch_size}) must be at least 1")
+        if self.batch_size > 1000:
+            raise ConfigError(f"embedder.batch_size ({self.batch_size}) must be at most 1000 (the Voyage API limit)")
+        if self.max_tokens_per_batch is not None and self.max_tokens_per_batch < 1:
+            raise ConfigError(f"embedder.max_tokens_per_batch ({self.max_tokens_per_batch}) must be at least 1")
 
 
 class VoyageEmbedder:

@@ -31,7 +31,7 @@ VERBS: dict[str, str] = {
     "contextualize": "rag_bench.contextualize.cli:main",
     "label": "rag_bench.label.cli:main",
     "dataset-stats": "rag_bench.label.stats:main",
-    "synthesize": "rag_bench.synthesize.run:main",
+    "synthesize": "rag_bench.synthesize.cli:main",
     "rewrite": "rag_bench.rewrite.cli:main",
 }
 
@@ -189,8 +189,8 @@ def run_job(cfg) -> float:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
+    from rag_bench.config.hints import conventions_hint
     from rag_bench.config.schema import objective_name, validate
-    from rag_bench.data.conventions import hint as conventions_hint
     from rag_bench.report.run.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
     from rag_bench.run_folder.write import finished

@@ -44,8 +44,8 @@ def evaluate(
     ``depth``: results kept per question (default: the largest k). ``out``: write the run folder there.
     """
     from rag_bench.core.workspace import Workspace
-    from rag_bench.data.bundled import dataset_folder
-    from rag_bench.pipeline.run import load, run
+    from rag_bench.data.dataset import load
+    from rag_bench.pipeline.run import run
     from rag_bench.report.run.outputs import write_run
     from rag_bench.run_folder.write import config_yaml, metrics_payload
 
@@ -63,7 +63,7 @@ def evaluate(
     if tau is not None:
         settings.append(f"tau={tau}")
     config = compose_config([*settings, *overrides])
-    loaded = load(ws, dataset_folder(config.dataset.name, config.dataset.path), config.dataset.name)
+    loaded = load(config.dataset, ws)
     result = run(config, ws, wrap(retriever, target or _label(retriever), loaded, config.retrieval.depth))
     if out is not None:
         return write_run(result, Path(out), config_yaml(config))

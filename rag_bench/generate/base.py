@@ -1,4 +1,4 @@
-"""The generation stage: its protocol and the answer it returns."""
+"""The generation stage: its protocol, the settings every generator shares, and the answer it returns."""
 
 from __future__ import annotations
 
@@ -6,11 +6,20 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from omegaconf import MISSING
+
 from rag_bench.generate.prompt import REFUSAL, Prompt
 from rag_bench.generate.text import normalise
 
 # "[1]", "[2, 3]", "[2; 3]": the numbers inside one bracket
 _CITATION = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
+
+
+@dataclass
+class GeneratorConfig:
+    """Every generator: its name."""
+
+    name: str = MISSING
 
 
 @dataclass(frozen=True)

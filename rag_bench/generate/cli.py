@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from rag_bench.generate.config import GenerateConfig, register
+from rag_bench.generate.settings import VERB
 
 
 def main(argv: Sequence[str]) -> int:
@@ -28,21 +28,9 @@ def main(argv: Sequence[str]) -> int:
     from rag_bench.generate.outputs import console_summary, write_generation
     from rag_bench.generate.run import check_generation
 
-    settings = compose_settings(args.overrides)
+    settings = VERB.compose(args.overrides)
     result = check_generation(args.run_dir, settings)
     out_dir = args.out or args.run_dir / "generation"
     payload = write_generation(result, out_dir)
     print(console_summary(payload, out_dir))
     return 0
-
-
-def compose_settings(overrides: Sequence[str] = ()) -> GenerateConfig:
-    """The checked settings from ``configs/generate/config.yaml`` and ``overrides``."""
-    from rag_bench.config.compose import compose
-    from rag_bench.config.schema import validate
-    from rag_bench.core.paths import project_folder
-    from rag_bench.generate.registry import GENERATORS
-
-    register()
-    folder = project_folder("configs") / "generate"
-    return validate(compose(folder, overrides, "check-generation settings", groups={"generator": GENERATORS}))

@@ -9,8 +9,10 @@ sentence); the answer quotes it and cites its passage, ``"<sentence>" [n]``. Bel
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from rag_bench.generate.base import Answer
+from rag_bench.core.errors import ConfigError
+from rag_bench.generate.base import Answer, GeneratorConfig
 from rag_bench.generate.prompt import REFUSAL, Prompt
 from rag_bench.generate.text import words
 
@@ -42,6 +44,23 @@ def sentences(text: str) -> list[str]:
 
 def content_words(text: str) -> set[str]:
     return {w for w in words(text) if w not in STOPWORDS}
+
+
+@dataclass
+class ExtractiveConfig(GeneratorConfig):
+    """Offline baseline: quote the passage sentence holding the largest share of the question's words."""
+
+    name: str = "extractive"
+    threshold: float = 0.5  # least share of question words a sentence must hold
+
+    def __post_init__(self) -> None:
+        if not 0 < self.threshold <= 1:
+            raise ConfigError(f"generator.threshold ({self.threshold}) must lie in (0, 1]")
+
+
+def build(cfg: ExtractiveConfig) -> ExtractiveGenerator:
+    """The generator ``generator=extractive`` names."""
+    return ExtractiveGenerator(cfg.threshold)
 
 
 class ExtractiveGenerator:

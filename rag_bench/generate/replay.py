@@ -9,14 +9,30 @@ holds the refusal phrase.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
-from rag_bench.core.errors import DataError
+from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
-from rag_bench.generate.base import Answer, is_refusal, parse_citations
+from rag_bench.generate.base import Answer, GeneratorConfig, is_refusal, parse_citations
 from rag_bench.generate.prompt import Prompt
 
 FIELDS = {"question_id", "answer", "citations", "refused"}
+
+
+@dataclass
+class ReplayConfig(GeneratorConfig):
+    """Answers produced elsewhere, read from a JSONL file."""
+
+    name: str = "replay"
+    path: str | None = None  # the JSONL file of answers (required)
+
+
+def build(cfg: ReplayConfig) -> ReplayGenerator:
+    """The generator ``generator=replay`` names; a ConfigError without its file."""
+    if not cfg.path:
+        raise ConfigError("generator=replay needs the answers file: add generator.path=<answers.jsonl>")
+    return ReplayGenerator(cfg.path)
 
 
 def load_replay(path: Path) -> dict[str, Answer]:

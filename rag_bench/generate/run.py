@@ -11,9 +11,9 @@ from rag_bench.core.progress import track
 from rag_bench.generate.attribution import Outcome, attribute
 from rag_bench.generate.base import Answer, Generator
 from rag_bench.generate.checks import Checks, check
-from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.prompt import Prompt, build_prompt
-from rag_bench.generate.registry import build_generator
+from rag_bench.generate.registry import GENERATORS
+from rag_bench.generate.settings import GenerateConfig
 from rag_bench.run_folder.read import RetrievedRun, read_run
 
 NAMESPACE = "answers"
@@ -52,7 +52,7 @@ def check_generation(run_dir: Path, cfg: GenerateConfig, generator: Generator | 
     tau = run.tau if cfg.tau is None else cfg.tau
     if generator is not None:
         return GenerationResult(run, cfg, generator.key, tau, answer_all(run, cfg, tau, generator))
-    built = build_generator(cfg.generator)
+    built = GENERATORS.build(cfg.generator)
     try:
         return GenerationResult(run, cfg, built.key, tau, answer_all(run, cfg, tau, built))
     finally:

@@ -1,55 +1,38 @@
-"""Generator settings, one dataclass per generator (``generator=extractive|replay|anthropic``)."""
+"""Settings of ``rag-bench check-generation``: the verb's schema, composed from ``configs/generate/``.
+
+The group ``generator`` (extractive, replay, anthropic) is ``registry.py``'s. Unknown keys fail while
+composing; ``__post_init__`` checks the values.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from omegaconf import MISSING
 
+from rag_bench.config.verb import Verb
 from rag_bench.core.errors import ConfigError
-from rag_bench.remote.settings import ApiSettings
+from rag_bench.core.options import fill_defaults
+from rag_bench.generate.registry import GENERATORS
 
 
 @dataclass
-class GeneratorConfig:
-    """Every generator: its name."""
-
-    name: str = MISSING
-
-
-@dataclass
-class ExtractiveConfig(GeneratorConfig):
-    """Offline baseline: quote the passage sentence holding the largest share of the question's words."""
-
-    name: str = "extractive"
-    threshold: float = 0.5  # least share of question words a sentence must hold
+class GenerateConfig:
+    generator: Any = MISSING  # a generator's settings (registry.py GENERATORS)
+    passages: int = 5  # top chunks of each question put in the prompt, best first
+    correct_f1: float = 0.5  # an answer is correct on exact match, containment, or token F1 >= this
+    tau: float | None = None  # evidence overlap threshold; null = the run's tau
+    cache_dir: str | None = None  # null = $RAG_BENCH_CACHE or the user cache folder
 
     def __post_init__(self) -> None:
-        if not 0 < self.threshold <= 1:
-            raise ConfigError(f"generator.threshold ({self.threshold}) must lie in (0, 1]")
+        fill_defaults(self, (GENERATORS,))  # built in Python: the default generator
+        if self.passages < 1:
+            raise ConfigError(f"passages ({self.passages}) must be at least 1")
+        if not 0 <= self.correct_f1 <= 1:
+            raise ConfigError(f"correct_f1 ({self.correct_f1}) must lie between 0 and 1")
+        if self.tau is not None and not 0 <= self.tau <= 1:
+            raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1, or be null for the run's tau")
 
 
-@dataclass
-class ReplayConfig(GeneratorConfig):
-    """Answers produced elsewhere, read from a JSONL file."""
-
-    name: str = "replay"
-    path: str | None = None  # the JSONL file of answers (required)
-
-
-@dataclass
-class AnthropicGeneratorConfig(ApiSettings, GeneratorConfig):
-    """The Anthropic Messages API through the official SDK (ANTHROPIC_API_KEY)."""
-
-    name: str = "anthropic"
-    model: str | None = "claude-haiku-4-5"
-    max_tokens: int = 512
-    temperature: float | None = None  # null = not sent (API version 2026-10-21 rejects it)
-    max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
-
-    def __post_init__(self) -> None:
-        self.check_api("generator")
-        if self.max_tokens < 1:
-            raise ConfigError(f"generator.max_tokens ({self.max_tokens}) must be at least 1")
-        if not 0 <= self.max_retries <= 10:
-            raise ConfigError(f"generator.max_retries ({self.max_retries}) must lie between 0 and 10")
+VERB = Verb("check-generation", "generate", GenerateConfig, (GENERATORS,), main_groups=False)

@@ -11,25 +11,23 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.chunk.base import Warming
-from rag_bench.chunk.registry import build_chunker, chunk_dependencies
+from rag_bench.chunk.registry import CHUNKERS, chunk_dependencies
 from rag_bench.chunk.settings import ChunkerConfig, ChunkerTools
 from rag_bench.config.schema import Config
 from rag_bench.core.cache import digest
 from rag_bench.core.progress import quiet_while
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.core.workspace import Workspace
-from rag_bench.data.bundled import dataset_folder
-from rag_bench.data.native import load_dataset
+from rag_bench.data.dataset import load
 from rag_bench.embed.base import Embedder, Tokenizing
 from rag_bench.embed.cached import embed_cached
-from rag_bench.embed.registry import build_embedder
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.embed.store import vector_store
 from rag_bench.remote.usage import Metered
-from rag_bench.rerank.base import Prefetching, rerank
-from rag_bench.rerank.registry import build_reranker
-from rag_bench.rerank.settings import CutRerankerConfig
+from rag_bench.rerank.base import CutRerankerConfig, Prefetching, rerank
+from rag_bench.rerank.registry import RERANKERS
 from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
-from rag_bench.retrieve.registry import build_retriever, meeting_filters
+from rag_bench.retrieve.registry import RETRIEVERS, meeting_filters
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import Evaluation, check_measured, evaluate
@@ -103,12 +101,12 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
     embedded_before = ws.tally.embedded
     with stats.stage("load"):
-        folder = dataset_folder(cfg.dataset.name, cfg.dataset.path)
-        dataset = load(ws, folder, cfg.dataset.label)
+        folder = cfg.dataset.folder
+        dataset = load(cfg.dataset, ws)
         if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
             check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
-        embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: build_embedder(cfg.embedder))
-        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: build_reranker(cfg.reranker, ws))
+        embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: EMBEDDERS.build(cfg.embedder))
+        reranker = ws.remember("reranker", digest(asdict(cfg.reranker)), lambda: RERANKERS.build(cfg.reranker, ws))
     usage_before = {name: part.usage.as_dict() for name, part in api_parts(embedder, reranker).items()}
     with stats.stage("chunk"):
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
@@ -116,7 +114,7 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
     resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
     if retriever is None:
-        base = build_retriever(cfg.retrieval, resources)
+        base = RETRIEVERS.build(cfg.retrieval, resources)
     else:  # the caller's own, under the same filter mode as the CLI's routes
         base = meeting_filters(retriever, cfg.retrieval, resources)
     retriever = with_variants(base, cfg.retrieval, dataset, folder)
@@ -188,12 +186,6 @@ def add_api_usage(stats: Stats, parts: dict[str, object], before: dict[str, dict
         stats.cost_usd += used["estimated_cost_usd"] or 0.0
 
 
-def load(ws: Workspace, folder: Path, name: str) -> Dataset:
-    """The dataset in ``folder``, loaded once per process while its files are unchanged."""
-    files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
-    return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
-
-
 def chunk_dataset(
     ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, folder: Path | None = None
 ) -> tuple[Corpus, bool]:
@@ -217,7 +209,7 @@ def chunk_dataset(
             embed=embed,
             folder=folder,
         )
-        chunker = build_chunker(cfg, tools)
+        chunker = CHUNKERS.build(cfg, tools)
         if isinstance(chunker, Warming):
             chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]

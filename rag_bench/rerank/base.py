@@ -1,11 +1,43 @@
-"""The rerank stage: its protocol and how a reranker reorders fused candidates."""
+"""The rerank stage: its protocol, the settings every reranker shares, and how a reranker reorders candidates."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from omegaconf import MISSING
+
+from rag_bench.core.errors import ConfigError
+
+
+@dataclass
+class RerankerConfig:
+    """Every reranker: its name."""
+
+    name: str = MISSING
+
+
+@dataclass
+class NoRerankerConfig(RerankerConfig):
+    """Keep the fused order (``reranker=none``)."""
+
+    name: str = "none"
+
+
+@dataclass
+class CutRerankerConfig(RerankerConfig):
+    """A reranker over the top ``depth`` fused candidates, with the list cut at ``keep`` after it."""
+
+    depth: int = 20  # fused candidates sent to the reranker
+    keep: int | None = None  # rank cut-off after reranking; null = keep every candidate
+
+    def __post_init__(self) -> None:
+        if self.depth < 1:
+            raise ConfigError(f"reranker.depth ({self.depth}) must be at least 1")
+        if self.keep is not None and self.keep < 1:
+            raise ConfigError(f"reranker.keep ({self.keep}) must be at least 1, or null to keep every candidate")
 
 
 class Reranker(Protocol):

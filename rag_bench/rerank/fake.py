@@ -7,10 +7,24 @@ from ``rag_bench.testing``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from rag_bench.embed.fake import WORD
+from rag_bench.rerank.base import CutRerankerConfig
+
+
+@dataclass
+class FakeRerankerConfig(CutRerankerConfig):
+    """Word overlap with the question (``rag_bench.testing.FakeReranker``), for tests."""
+
+    name: str = "fake"
+
+
+def build(cfg: FakeRerankerConfig, ws: object) -> FakeReranker:
+    """The reranker ``reranker=fake`` names."""
+    return FakeReranker()
 
 
 class FakeReranker:

@@ -13,6 +13,7 @@ A passage with no sentence (blank) scores -1, the lowest cosine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -23,8 +24,17 @@ from rag_bench.core.workspace import Workspace
 from rag_bench.embed.base import Embedder
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import vector_store
+from rag_bench.rerank.base import CutRerankerConfig
 
 EMBEDDER_NAMES = ("local", "fake")
+
+
+@dataclass
+class MaxSimConfig(CutRerankerConfig):
+    """Offline: a candidate scores its best sentence's cosine to the question (``reranker=maxsim``)."""
+
+    name: str = "maxsim"
+    model: str = "local"  # the embedder for sentences: local (all-MiniLM-L6-v2) or fake
 
 
 @lru_cache(maxsize=65_536)
@@ -81,7 +91,7 @@ class MaxSimReranker:
 
 def build(cfg, ws: Workspace) -> MaxSimReranker:
     """The reranker a ``MaxSimConfig`` describes (``model`` names the embedder)."""
-    from rag_bench.embed.registry import build_embedder, embedder_config
+    from rag_bench.embed.registry import EMBEDDERS
 
     name = cfg.model or "local"
     if name not in EMBEDDER_NAMES:
@@ -89,4 +99,4 @@ def build(cfg, ws: Workspace) -> MaxSimReranker:
             f"reranker.model ({name!r}) must be one of: {', '.join(EMBEDDER_NAMES)} for reranker=maxsim"
             " (the embedder that embeds sentences)"
         )
-    return MaxSimReranker(build_embedder(embedder_config(name)), ws)
+    return MaxSimReranker(EMBEDDERS.build(EMBEDDERS.settings(name)), ws)

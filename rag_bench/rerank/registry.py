@@ -2,63 +2,23 @@
 
 A builder is called as ``build(cfg, ws)``: ``cfg`` the reranker's settings, ``ws`` the run's
 ``Workspace`` (its disk cache and vector stores) for rerankers that keep scores or vectors.
+Adding a reranker: a module with its settings dataclass (derived from ``base.CutRerankerConfig``) and
+``build(cfg, ws) -> Reranker``, one entry here, and ``configs/reranker/<name>.yaml``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from rag_bench.core.options import Option, Options
+from rag_bench.rerank import fake, maxsim, voyage
+from rag_bench.rerank.base import NoRerankerConfig
 
-from rag_bench.core.options import settings_of
-from rag_bench.core.workspace import Workspace
-from rag_bench.rerank.base import Reranker
-from rag_bench.rerank.settings import (
-    FakeRerankerConfig,
-    MaxSimConfig,
-    NoRerankerConfig,
-    RerankerConfig,
-    VoyageRerankerConfig,
+RERANKERS = Options(
+    "reranker",
+    default="none",
+    options={
+        "none": Option(NoRerankerConfig),
+        "voyage": Option(voyage.VoyageRerankerConfig, voyage.build),
+        "maxsim": Option(maxsim.MaxSimConfig, maxsim.build),
+        "fake": Option(fake.FakeRerankerConfig, fake.build),
+    },
 )
-
-
-def _fake(cfg, ws: Workspace) -> Reranker:
-    from rag_bench.rerank.fake import FakeReranker
-
-    return FakeReranker()
-
-
-def _voyage(cfg, ws: Workspace) -> Reranker:
-    from rag_bench.rerank.voyage import build
-
-    return build(cfg, ws.cache)
-
-
-def _maxsim(cfg, ws: Workspace) -> Reranker:
-    from rag_bench.rerank.maxsim import build
-
-    return build(cfg, ws)
-
-
-@dataclass(frozen=True)
-class RerankerEntry:
-    schema: type[RerankerConfig]
-    build: Callable[..., Reranker] | None  # None: no reranking
-
-
-RERANKERS: dict[str, RerankerEntry] = {
-    "none": RerankerEntry(NoRerankerConfig, None),
-    "voyage": RerankerEntry(VoyageRerankerConfig, _voyage),
-    "maxsim": RerankerEntry(MaxSimConfig, _maxsim),
-    "fake": RerankerEntry(FakeRerankerConfig, _fake),
-}
-
-
-def reranker_config(name: str, **settings) -> RerankerConfig:
-    """The checked settings of reranker ``name`` (its schema's defaults, then ``settings``)."""
-    return settings_of("reranker", name, RERANKERS, settings)
-
-
-def build_reranker(cfg: RerankerConfig, ws: Workspace) -> Reranker | None:
-    """The reranker ``cfg`` describes, or None for ``none``."""
-    build = RERANKERS[cfg.name].build
-    return None if build is None else build(cfg, ws)

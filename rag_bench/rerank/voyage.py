@@ -20,14 +20,18 @@ import hashlib
 import json
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.core.workspace import Workspace
 from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
+from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches, price_per_million
 from rag_bench.remote.voyage import classify_voyage, redact, voyage_api_key, voyage_client
+from rag_bench.rerank.base import CutRerankerConfig
 
 MAX_DOCUMENTS = 1000
 TOKEN_LIMITS = dict.fromkeys(["rerank-2.5", "rerank-2.5-lite", "rerank-2", "rerank-2-lite"], 600_000)
@@ -36,6 +40,18 @@ DEFAULT_TOKEN_LIMIT = 300_000
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class VoyageRerankerConfig(ApiSettings, CutRerankerConfig):
+    """Voyage AI reranker (needs VOYAGE_API_KEY); scores cached per (model, question, passage)."""
+
+    name: str = "voyage"
+    model: str = "rerank-2.5"  # or rerank-2.5-lite; others by name
+
+    def __post_init__(self) -> None:
+        CutRerankerConfig.__post_init__(self)
+        self.check_api("reranker")
 
 
 class VoyageReranker:
@@ -121,10 +137,9 @@ class VoyageReranker:
         known.update(scores)
 
 
-def build(cfg, cache: DiskCache | None = None) -> VoyageReranker:
-    """The reranker a ``VoyageRerankerConfig`` describes; ConfigError before any request."""
-    from rag_bench.core.cache import default_cache_dir
-
+def build(cfg, ws: Workspace) -> VoyageReranker:
+    """The reranker a ``VoyageRerankerConfig`` describes, its scores kept in the workspace's cache; ConfigError
+    before any request."""
     if not cfg.model:
         raise ConfigError("reranker.model must name a Voyage reranker for reranker=voyage, e.g. rerank-2.5")
-    return VoyageReranker(cfg, voyage_api_key("reranker=voyage"), cache or DiskCache(default_cache_dir()))
+    return VoyageReranker(cfg, voyage_api_key("reranker=voyage"), ws.cache)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_bench.chunk.settings import one_of
 from rag_bench.core.cache import digest
+from rag_bench.core.options import one_of
 from rag_bench.index.bm25.analyzers import ANALYZERS, get_analyzer
 from rag_bench.index.bm25.index import VARIANTS, BM25Index
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig, RetrievalStats

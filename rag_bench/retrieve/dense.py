@@ -18,7 +18,6 @@ from omegaconf import MISSING
 
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError
-from rag_bench.core.options import settings_of
 from rag_bench.core.workspace import Workspace
 from rag_bench.embed.base import Embedder, TokenCounting, is_matryoshka
 from rag_bench.embed.cached import EmbedStats, embed_cached
@@ -27,7 +26,7 @@ from rag_bench.embed.store import vector_store
 from rag_bench.index.base import IndexContext, Reporting, VectorIndex
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
-from rag_bench.index.registry import VECTOR_INDEXES, build_index
+from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.retrieve.base import Candidates, Corpus, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.resources import Resources
 
@@ -40,9 +39,9 @@ class DenseSettings:
 
     def check(self) -> None:
         if self.index == MISSING:  # built in Python: the default index
-            self.index = VECTOR_INDEXES["exact"].schema()
+            self.index = VECTOR_INDEXES.default_settings()
         elif isinstance(self.index, str):
-            self.index = settings_of("retrieval.index", self.index, VECTOR_INDEXES, {})
+            self.index = VECTOR_INDEXES.settings(self.index)
 
 
 @dataclass
@@ -87,7 +86,7 @@ class DenseRetriever:
         key = digest("vectors", corpus.key, embedder.name, embedder.dimension, self.target)
         context = IndexContext(ws.cache, key, corpus.metadata, corpus.metadata_key)
         started = time.perf_counter()
-        index = build_index(self.cfg.index, docs, context)
+        index = VECTOR_INDEXES.build(self.cfg.index, docs, context)
         build_seconds = time.perf_counter() - started
         filters = [q.filter for q in queries]
         indices, scores, latency = timed_search(index, vectors, depth, filters)

@@ -20,17 +20,15 @@ from rag_bench.rewrite.cost import RewriteUsage
 @dataclass
 class ReplayRewriterConfig:
     name: str = "replay"
-    path: str | None = None  # the variants file to replay
-
-    def __post_init__(self) -> None:
-        if not self.path:
-            raise ConfigError("generator=replay needs generator.path=FILE (a variants file: question_id, kind, texts)")
+    path: str | None = None  # the variants file to replay (required)
 
 
 class ReplayRewriter:
     """The rewrites of a variants file, question by question."""
 
     def __init__(self, cfg: ReplayRewriterConfig, dataset: Dataset, cache: DiskCache) -> None:
+        if not cfg.path:
+            raise ConfigError("generator=replay needs generator.path=FILE (a variants file: question_id, kind, texts)")
         entries = read_variants(cfg.path)
         self.kinds = tuple(kinds_in(entries))
         self.texts = select(cfg.path, entries, dataset, self.kinds)

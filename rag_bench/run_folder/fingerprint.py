@@ -30,9 +30,8 @@ def file_hash(path: str | Path) -> str:
 
 def fingerprint(config) -> dict[str, str]:
     """{"dataset": hash of its folder, "<setting key>": hash of each file a setting names}."""
-    from rag_bench.data.bundled import dataset_folder
 
-    out = {"dataset": folder_hash(dataset_folder(config.dataset.name, config.dataset.path))}
+    out = {"dataset": folder_hash(config.dataset.folder)}
     for key, value in _strings(asdict(config) if is_dataclass(config) else dict(config)):
         if key.startswith("dataset.") or not value or len(value) > 4096:
             continue

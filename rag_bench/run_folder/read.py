@@ -123,13 +123,13 @@ class RunFolder:
     def dataset(self) -> Dataset:
         """The dataset the run was scored on, loaded from where its config says; a DataError when its files
         changed since the run (the run's metrics.json records their fingerprint)."""
-        from rag_bench.config.schema import DatasetConfig
-        from rag_bench.data.bundled import dataset_folder
+        from rag_bench.data.dataset import DatasetConfig
         from rag_bench.data.native import load_dataset
         from rag_bench.run_folder.fingerprint import folder_hash
 
         name, path = self.dataset_settings()
-        folder = dataset_folder(name, path)
+        settings = DatasetConfig(name, path)
+        folder = settings.folder
         recorded = self.recorded_fingerprint().get("dataset")
         if recorded is not None and folder_hash(folder) != recorded:
             raise DataError(
@@ -137,7 +137,7 @@ class RunFolder:
                 f"has changed since the run in {self.path} scored it (its files' fingerprint differs)",
                 fix="rerun `rag-bench` on the dataset as it is now, or restore the dataset the run scored",
             )
-        return load_dataset(folder, DatasetConfig(name, path).label)
+        return load_dataset(folder, settings.name)
 
     def recorded_fingerprint(self) -> dict[str, str]:
         """The fingerprint metrics.json records ({} for runs written before fingerprints, or without metrics)."""

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import cache
 
 from rag_bench.chunk.contexts import document_hash
 from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Document
 from rag_bench.remote.anthropic import MessagesClient
-from rag_bench.synthesize.candidates import Candidate
+from rag_bench.remote.settings import ApiSettings
+from rag_bench.synthesize.candidates import Candidate, SynthGeneratorConfig
 
 INSTRUCTIONS = (
     "You write test questions for a search engine over a document collection. Each question must be "
@@ -34,8 +37,32 @@ ASK = (
     "The excerpt is the passage that answers the question, copied character for character from the "
     "document (one or two sentences, at most 300 characters); the answer is short."
 )
+CATEGORIES = {  # the default kinds of question, one request per document and kind
+    "identifier": "a question naming a specific identifier, code, number or name that appears in the passage",
+    "paraphrase": "a question a user would ask in their own words, sharing few words with the passage",
+}
 USAGE = {"input": "input_tokens", "output": "output_tokens"}
 CACHE_USAGE = {"cache_write": "cache_creation_input_tokens", "cache_read": "cache_read_input_tokens"}
+
+
+@dataclass
+class AnthropicSynthConfig(ApiSettings, SynthGeneratorConfig):
+    """The Messages API: each document a cached prompt prefix, one request per category."""
+
+    name: str = "anthropic"
+    model: str | None = "claude-haiku-4-5"
+    max_tokens: int = 1024  # reply limit per request
+    per_request: int = 3  # questions asked for per (document, category)
+    categories: dict[str, str] = field(default_factory=lambda: dict(CATEGORIES))  # category -> what to ask for
+    max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
+
+    def __post_init__(self) -> None:
+        self.check_api("generator")
+        for name in ("max_tokens", "per_request"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"generator.{name} ({getattr(self, name)}) must be at least 1")
+        if not self.categories:
+            raise ConfigError("generator.categories is empty; give at least one category: instruction")
 
 
 @cache

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from omegaconf import MISSING
+
+from rag_bench.core.errors import ConfigError
 from rag_bench.data.jsonl import field, read_jsonl, reject_unknown
 
 REPLAY_FIELDS = {"doc_id", "question", "excerpt", "answer", "category"}
@@ -32,10 +35,27 @@ class Candidate:
     problem: str | None = None
 
 
+@dataclass
+class SynthGeneratorConfig:
+    """Every candidate generator: its name."""
+
+    name: str = MISSING
+
+
+@dataclass
+class ReplaySynthConfig(SynthGeneratorConfig):
+    """Candidates produced elsewhere: JSONL of {doc_id, question, excerpt, answer?, category?}."""
+
+    name: str = "replay"
+    path: str | None = None  # the candidates file (required)
+
+
 class ReplayCandidates:
     """``generator=replay generator.path=FILE``."""
 
-    def __init__(self, cfg, documents, cache) -> None:
+    def __init__(self, cfg: ReplaySynthConfig, documents, cache) -> None:
+        if not cfg.path:
+            raise ConfigError("generator=replay needs generator.path=<file of {doc_id, question, excerpt, answer?}>")
         self.path = Path(cfg.path)
         self.usage: dict[str, int] = {}
         self.cost_usd: float | None = None

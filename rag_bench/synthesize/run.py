@@ -1,4 +1,4 @@
-"""``rag-bench synthesize [overrides]``: generate candidate questions, check them, write what passed.
+"""``rag-bench synthesize``'s work: generate candidate questions, check them, write what passed.
 
     rag-bench synthesize dataset.path=data/x generator=replay generator.path=candidates.jsonl out=review.jsonl
     rag-bench synthesize dataset.path=data/x generator=anthropic out=review.jsonl          # ANTHROPIC_API_KEY
@@ -11,10 +11,8 @@ No model is called while retrieval is scored: this is a separate step.
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,7 +23,7 @@ from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_documents, load_questions
 from rag_bench.embed.store import vector_store
 from rag_bench.synthesize.checks import BM25Alone, Checker, Verdict, flag_kind
-from rag_bench.synthesize.registry import GENERATORS, compose_settings
+from rag_bench.synthesize.registry import GENERATORS
 from rag_bench.synthesize.settings import SynthesizeConfig
 
 
@@ -40,44 +38,21 @@ class Outcome:
     summary: dict
 
 
-def main(argv: Sequence[str]) -> int:
-    """Run the verb; RagBenchError propagates to ``rag_bench.entry.cli`` (one line, exit 2)."""
-    parser = argparse.ArgumentParser(prog="rag-bench synthesize", description="Generate and check candidate questions.")
-    parser.add_argument(
-        "overrides", nargs="*", help="Hydra overrides, e.g. generator=replay generator.path=FILE out=FILE"
-    )
-    settings = compose_settings(parser.parse_args(list(argv)).overrides)
-    done = synthesize(settings)
-    s = done.summary
-    print(f"kept {s['kept']} of {s['candidates']} candidates -> {done.out}")
-    if s["rejected"]:
-        print("rejected: " + ", ".join(f"{n} {reason}" for reason, n in s["rejected"].items()) + f" -> {done.rejects}")
-    if s["flagged"]:
-        print("flagged for review: " + ", ".join(f"{n} {flag}" for flag, n in s["flagged"].items()))
-    if s["usage"]:
-        cost = s["estimated_cost_usd"]
-        priced = "unknown (model not in configs/synthesize/prices.yaml)" if cost is None else f"${cost:.4f}"
-        print("tokens: " + ", ".join(f"{k} {v}" for k, v in s["usage"].items()) + f"; estimated cost {priced}")
-    print(f"review them with: rag-bench label {s['dataset_folder']} --questions {done.out}")
-    return 0
-
-
 def synthesize(settings: SynthesizeConfig) -> Outcome:
     """Generate, check and write; returns the paths, the verdicts and the summary."""
     from rag_bench.core.workspace import Workspace
-    from rag_bench.data.bundled import dataset_folder
     from rag_bench.embed.cached import embed_cached
-    from rag_bench.embed.registry import build_embedder
+    from rag_bench.embed.registry import EMBEDDERS
     from rag_bench.pipeline.run import chunk_dataset
 
-    settings.generator.require()
     ws = Workspace.open(settings.cache_dir)
-    folder = dataset_folder(settings.dataset.name, settings.dataset.path)
+    folder = settings.dataset.folder
     documents = load_documents(folder)
+    generator = GENERATORS.build(settings.generator, documents, ws.cache)  # its settings checked before any work
     by_id = {d.id: d for d in documents}
     questions = folder / "questions.jsonl"
     existing = load_questions(questions, by_id) if questions.is_file() else ()
-    embedder = build_embedder(settings.embedder)
+    embedder = EMBEDDERS.build(settings.embedder)
     corpus, _ = chunk_dataset(
         ws, Dataset(settings.dataset.name, documents, tuple(existing)), settings.chunker, embedder, folder
     )
@@ -86,7 +61,6 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
     def embed(texts: list[str]):
         return embed_cached(embedder, store, texts, "query", label="embedding questions")[0]
 
-    generator = GENERATORS[settings.generator.name].build(settings.generator, documents, ws.cache)
     try:
         with progress(None, "generating", "request") as bar:
             candidates = list(generator.candidates(documents, bar))

@@ -1,4 +1,4 @@
-"""Settings of ``rag-bench synthesize``: the verb's schema, one dataclass per generator, the checks.
+"""Settings of ``rag-bench synthesize``: the verb's schema and its checks, composed from ``configs/synthesize/``.
 
 The dataset, chunker and embedder groups are the main ones: the chunker cuts the corpus for
 the BM25-alone check, the embedder (query mode, through the vector cache) compares questions
@@ -12,53 +12,13 @@ from typing import Any
 
 from omegaconf import MISSING
 
-from rag_bench.config.schema import DatasetConfig
+from rag_bench.chunk.registry import CHUNKERS
+from rag_bench.config.verb import Verb
 from rag_bench.core.errors import ConfigError
-from rag_bench.remote.settings import ApiSettings
-
-
-@dataclass
-class SynthGeneratorConfig:
-    """Every candidate generator: its name."""
-
-    name: str = MISSING
-
-    def require(self) -> None:
-        """What a run needs beyond valid values (a schema's defaults must compose without it)."""
-
-
-@dataclass
-class ReplaySynthConfig(SynthGeneratorConfig):
-    """Candidates produced elsewhere: JSONL of {doc_id, question, excerpt, answer?, category?}."""
-
-    name: str = "replay"
-    path: str | None = None
-
-    def require(self) -> None:
-        if not self.path:
-            raise ConfigError("generator=replay needs generator.path=<file of {doc_id, question, excerpt, answer?}>")
-
-
-@dataclass
-class AnthropicSynthConfig(ApiSettings, SynthGeneratorConfig):
-    """The Messages API: each document a cached prompt prefix, one request per category."""
-
-    name: str = "anthropic"
-    model: str | None = "claude-haiku-4-5"
-    max_tokens: int = 1024  # reply limit per request
-    per_request: int = 3  # questions asked for per (document, category)
-    categories: dict[str, str] = field(default_factory=dict)  # category -> what to ask for
-    max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
-
-    def __post_init__(self) -> None:
-        self.check_api("generator")
-        for name in ("max_tokens", "per_request"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"generator.{name} ({getattr(self, name)}) must be at least 1")
-
-    def require(self) -> None:
-        if not self.categories:
-            raise ConfigError("generator.categories is empty; give at least one category: instruction")
+from rag_bench.core.options import fill_defaults
+from rag_bench.data.dataset import DatasetConfig
+from rag_bench.embed.registry import EMBEDDERS
+from rag_bench.synthesize.registry import GENERATORS
 
 
 @dataclass
@@ -85,7 +45,13 @@ class SynthesizeConfig:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     chunker: Any = MISSING  # a chunker's settings (chunk/registry.py)
     embedder: Any = MISSING  # an embedder's settings (embed/registry.py)
-    generator: Any = MISSING  # a candidate generator's settings (synthesize/registry.py GENERATORS)
+    generator: Any = MISSING  # a candidate generator's settings (registry.py GENERATORS)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     out: str | None = None  # null = results/synthesize/<dataset>-<generator>.jsonl
     cache_dir: str | None = None  # null = $RAG_BENCH_CACHE or the user cache folder
+
+    def __post_init__(self) -> None:
+        fill_defaults(self, (CHUNKERS, EMBEDDERS, GENERATORS))  # built in Python: each group's default option
+
+
+VERB = Verb("synthesize", "synthesize", SynthesizeConfig, (GENERATORS,))

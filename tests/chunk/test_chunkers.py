@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from rag_bench.chunk.fixed import fixed_windows
 from rag_bench.chunk.prefix import heading_trail
-from rag_bench.chunk.registry import CHUNKERS, build_chunker, chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.settings import ChunkerTools, SizedChunkerConfig, resolve_overlap
 from rag_bench.chunk.units import measure
 from rag_bench.core.types import Document
@@ -28,7 +28,7 @@ def chunker(strategy, unit, size, overlap, prefix="none"):
     if "piece_size" in names:
         settings["piece_size"] = max(size // 3, 3 if unit == "tokens" else 1)
     tools = ChunkerTools(fake.token_spans, 2 if unit == "tokens" else 0, lambda texts: fake.embed(texts, "document"))
-    return build_chunker(chunker_config(strategy, **settings), tools)
+    return CHUNKERS.build(CHUNKERS.settings(strategy, **settings), tools)
 
 
 def test_the_shared_properties_cover_every_sized_chunker():

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from rag_bench.chunk.base import EmbeddingChunker
 from rag_bench.chunk.cluster import ClusterSplitter, best_segmentation, first_starts, matrix_reward, vector_reward
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.chunk.units import measure
 from rag_bench.core.errors import ConfigError
@@ -112,4 +112,4 @@ def test_offsets_are_exact_with_the_fake_embedder(text, unit, size, share):
 
 def test_piece_size_must_fit_the_chunk_size():
     with pytest.raises(ConfigError, match=r"chunker.piece_size \(900\) must lie between 1 and chunker.size \(800\)"):
-        chunker_config("cluster", size=800, piece_size=900)
+        CHUNKERS.settings("cluster", size=800, piece_size=900)

@@ -6,7 +6,7 @@ import pytest
 from rag_bench.chunk.base import RangeChunker
 from rag_bench.chunk.contexts import ContextEntry, document_hash, read_contexts, write_contexts
 from rag_bench.chunk.recursive import recursive_ranges
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError, DataError
@@ -83,7 +83,7 @@ def test_missing_context_advice_names_the_chunker_settings(tmp_path):
     path = tmp_path / "empty.jsonl"
     write_contexts(path, [])
     ws = Workspace(DiskCache(tmp_path / "cache"))
-    cfg = chunker_config("cluster", size=40, piece_size=10, prefix="contexts", contexts=str(path))
+    cfg = CHUNKERS.settings("cluster", size=40, piece_size=10, prefix="contexts", contexts=str(path))
     with pytest.raises(DataError, match=r"rag-bench contextualize chunker=cluster chunker.size=40 .*piece_size=10"):
         chunk_dataset(ws, Dataset("t", (DOC,), ()), cfg, FakeEmbedder())
 
@@ -94,7 +94,7 @@ def test_chunk_cache_follows_the_file_content(tmp_path):
     path = tmp_path / "c.jsonl"
     plain = chunks_of("none")
     write_for(path, plain, ["a", "b", "c"])
-    cfg = chunker_config("recursive", size=22, prefix="contexts", contexts=str(path))
+    cfg = CHUNKERS.settings("recursive", size=22, prefix="contexts", contexts=str(path))
     first, _ = chunk_dataset(ws, dataset, cfg, FakeEmbedder())
     write_for(path, plain, ["x", "y", "z"])
     second, cached = chunk_dataset(ws, dataset, cfg, FakeEmbedder())
@@ -104,7 +104,7 @@ def test_chunk_cache_follows_the_file_content(tmp_path):
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes(path.read_bytes())
     third, cached = chunk_dataset(
-        ws, dataset, chunker_config("recursive", size=22, prefix="contexts", contexts=str(copy)), FakeEmbedder()
+        ws, dataset, CHUNKERS.settings("recursive", size=22, prefix="contexts", contexts=str(copy)), FakeEmbedder()
     )
     assert cached and third.key == second.key
 
@@ -129,6 +129,6 @@ def test_bad_files_name_the_line(tmp_path, lines, message):
 
 def test_contexts_prefix_needs_a_file():
     with pytest.raises(ConfigError, match="chunker.prefix=contexts needs chunker.contexts=<file>"):
-        chunker_config("recursive", prefix="contexts")
+        CHUNKERS.settings("recursive", prefix="contexts")
     with pytest.raises(ConfigError, match="chunker.prefix .'nope'. must be one of: none, title, headings, contexts"):
-        chunker_config("recursive", prefix="nope")
+        CHUNKERS.settings("recursive", prefix="nope")

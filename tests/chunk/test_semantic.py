@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_bench.chunk.base import EmbeddingChunker
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.semantic import (
     SemanticSplitter,
     breakpoints,
@@ -155,7 +155,7 @@ def test_offsets_are_exact_with_the_fake_embedder(text, unit, max_size, percenti
 def test_pipeline_embeds_through_the_vector_cache_once(tmp_path):
     ws = Workspace(DiskCache(tmp_path))
     dataset = Dataset("t", (Document("a", TEXT), Document("b", "One thing. Another thing.")), ())
-    cfg = chunker_config("semantic", size=100, threshold_percentile=50, window=0)
+    cfg = CHUNKERS.settings("semantic", size=100, threshold_percentile=50, window=0)
     fake = FakeEmbedder()
     corpus, cached = chunk_dataset(ws, dataset, cfg, fake)
     assert not cached and [c.text for c in corpus.chunks][:1] == ["Cats purr. Cats nap."]
@@ -170,13 +170,13 @@ def test_pipeline_embeds_through_the_vector_cache_once(tmp_path):
 def test_pooled_sweep_embeds_each_distinct_sentence_once(tmp_path):
     ws = Workspace(DiskCache(tmp_path))
     dataset = Dataset("t", (Document("a", TEXT), Document("b", "Cats nap. Birds sing.")), ())
-    pooled = chunker_config("semantic", size=100, threshold_percentile=50, window=1, window_vectors="pooled")
+    pooled = CHUNKERS.settings("semantic", size=100, threshold_percentile=50, window=1, window_vectors="pooled")
     fake = FakeEmbedder()
     corpus, cached = chunk_dataset(ws, dataset, pooled, fake)
     # 6 sentences, 5 distinct ("Cats nap." twice): one batched call of the 5
     assert not cached and fake.calls == [(5, "document")]
     assert [c.text for c in corpus.chunks] == ["Cats purr. Cats nap.", "Dogs bark. Dogs dig.", "Cats nap. Birds sing."]
-    smaller, cached = chunk_dataset(ws, dataset, chunker_config("semantic", size=12, window_vectors="pooled"), fake)
+    smaller, cached = chunk_dataset(ws, dataset, CHUNKERS.settings("semantic", size=12, window_vectors="pooled"), fake)
     assert not cached and fake.calls == [(5, "document")]  # another sweep point: chunked again, nothing embedded
     assert [c.text for c in smaller.chunks][:2] == ["Cats purr.", "Cats nap."]
     joined, cached = chunk_dataset(ws, dataset, replace(pooled, window_vectors="joined"), fake)
@@ -197,7 +197,7 @@ def test_pooled_sweep_embeds_each_distinct_sentence_once(tmp_path):
 )
 def test_settings_are_checked(options, message):
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        chunker_config("semantic", **options)
+        CHUNKERS.settings("semantic", **options)
 
 
 def test_max_size_counts_the_configured_units():

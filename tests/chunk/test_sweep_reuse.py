@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from rag_bench.chunk.base import measure_units
-from rag_bench.chunk.registry import build_chunker, chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.chunk.settings import ChunkerTools
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
@@ -16,7 +16,7 @@ from rag_bench.data.native import load_dataset
 
 def distinct_parts(name: str) -> set[str]:
     """The texts chunker ``name`` embeds on annual-report, found without embedding anything."""
-    chunker = build_chunker(chunker_config(name), ChunkerTools())
+    chunker = CHUNKERS.build(CHUNKERS.settings(name), ChunkerTools())
     docs = load_dataset(dataset_folder("annual-report", None)).documents
     return {p for d in docs for p in chunker.splitter.parts(d.text, measure_units(d, "chars", chunker.tools))}
 

@@ -10,14 +10,16 @@ from pathlib import Path
 import pytest
 
 from rag_bench.chunk.contexts import document_hash, read_contexts
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.config.schema import Config, DatasetConfig
-from rag_bench.contextualize.cli import GENERATORS, compose_settings, contextualize, main
+from rag_bench.contextualize.cli import main
 from rag_bench.contextualize.offline import OfflineContexts, top_terms
-from rag_bench.contextualize.settings import ContextualizeConfig
+from rag_bench.contextualize.registry import GENERATORS
+from rag_bench.contextualize.run import contextualize
+from rag_bench.contextualize.settings import VERB, ContextualizeConfig
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Chunk, Document
-from rag_bench.embed.registry import embedder_config
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.pipeline.run import run
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
@@ -45,8 +47,8 @@ def tiny(tmp_path):
 def settings_for(tiny, tmp_path, **generator):
     return ContextualizeConfig(
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
-        chunker=chunker_config("recursive", size=60),
-        embedder=embedder_config("fake"),
+        chunker=CHUNKERS.settings("recursive", size=60),
+        embedder=EMBEDDERS.settings("fake"),
         generator=GENERATORS[generator.pop("name", "offline")].schema(**generator),
         out=str(tmp_path / "ctx.jsonl"),
         cache_dir=str(tmp_path / "cache"),
@@ -94,10 +96,10 @@ def test_offline_end_to_end_on_annual_report(tmp_path):
     assert all(line["context"].startswith("Corvid Dynamics plc: Annual Report and Accounts 2023") for line in lines)
     config = Config(
         dataset=DatasetConfig(name="annual-report"),
-        chunker=chunker_config(
+        chunker=CHUNKERS.settings(
             "semantic", size=600, threshold_percentile=2.0, prefix="contexts", contexts=str(out)
         ),  # configs/chunker/semantic.yaml's percentile
-        embedder=embedder_config("fake"),
+        embedder=EMBEDDERS.settings("fake"),
         cache_dir=str(tmp_path / "cache"),
         bootstrap=10,
     )
@@ -110,13 +112,13 @@ def test_bad_setting_is_one_clear_error():
     with pytest.raises(
         ConfigError, match=r"Could not find 'generator/nope' Available options in 'generator': anthropic, offline"
     ):
-        compose_settings(["generator=nope"])
+        VERB.compose(["generator=nope"])
 
 
 def test_merge_keeps_other_chunkers_contexts(tiny, tmp_path):
     settings = settings_for(tiny, tmp_path)
     _, first, _ = contextualize(settings)
-    settings.chunker = chunker_config("fixed", size=20)
+    settings.chunker = CHUNKERS.settings("fixed", size=20)
     settings.merge = True
     path, total, _ = contextualize(settings)
     assert total > first and len(read_contexts(path)) == total

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag_bench.config.compose import compose
+from rag_bench.config.groups import STAGE_GROUPS
 from rag_bench.config.schema import register, validate
 from rag_bench.core.errors import DataError
 from rag_bench.core.paths import project_folder
@@ -33,6 +34,9 @@ CORPUS = [
 ]
 QUERIES = [{"_id": "q1", "text": "which bird hovers over fields"}, {"_id": "q2", "text": "where do herons nest"}]
 QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t2\n"
+
+
+NAME_FIELDS = {group.group: group.key for group in STAGE_GROUPS}
 
 
 def beir_folder(tmp_path: Path) -> Path:
@@ -81,14 +85,14 @@ def test_import_beir_records_the_conventions_and_a_default_run_names_every_overr
 
 
 def test_only_the_overrides_that_differ_and_apply_are_named():
-    assert differing(BEIR, composed(*BEIR_OVERRIDES)) == []
+    assert differing(BEIR, composed(*BEIR_OVERRIDES), NAME_FIELDS) == []
     # the BM25 settings already chosen: only the chunking is named
     bm25 = [o for o in BEIR_OVERRIDES if o.startswith("retrieval")]
-    assert differing(BEIR, composed(*bm25)) == ["chunker", "chunker.size", "chunker.prefix"]
+    assert differing(BEIR, composed(*bm25), NAME_FIELDS) == ["chunker", "chunker.size", "chunker.prefix"]
     # the same option with one value off: just that key
-    assert differing(BEIR, composed(*BEIR_OVERRIDES[:-1], "retrieval.b=0.75")) == ["retrieval.b"]
+    assert differing(BEIR, composed(*BEIR_OVERRIDES[:-1], "retrieval.b=0.75"), NAME_FIELDS) == ["retrieval.b"]
     # another retriever: the choice, then its settings (they apply once retrieval=bm25 is chosen)
-    assert differing(BEIR, composed(*BEIR_OVERRIDES[:3], "retrieval=dense")) == [
+    assert differing(BEIR, composed(*BEIR_OVERRIDES[:3], "retrieval=dense"), NAME_FIELDS) == [
         "retrieval",
         "retrieval.analyzer",
         "retrieval.bm25_variant",

@@ -12,7 +12,7 @@ import pytest
 import voyageai
 
 from rag_bench.core.errors import ConfigError, ServiceError
-from rag_bench.embed.registry import build_embedder, embedder_config
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.embed.voyage import VoyageEmbedder
 from rag_bench.remote.usage import estimate_tokens, plan_batches
 from rag_bench.testing import FakeEmbedder
@@ -33,7 +33,7 @@ def server(monkeypatch):
 def embedder(server, **overrides) -> VoyageEmbedder:
     """A Voyage embedder that asks the API for exactly ``dimension`` (no Matryoshka reuse)."""
     settings = {"model": "voyage-3.5", "dimension": 256, "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return VoyageEmbedder(embedder_config("voyage", **{**settings, **overrides}), KEY)
+    return VoyageEmbedder(EMBEDDERS.settings("voyage", **{**settings, **overrides}), KEY)
 
 
 def words(n: int, prefix: str = "text") -> list[str]:
@@ -186,17 +186,17 @@ def test_key_from_the_clients_key_file_variable(server, monkeypatch, tmp_path):
 def test_missing_key_is_a_config_error_before_any_request(server, monkeypatch):
     monkeypatch.delenv("VOYAGE_API_KEY")
     with pytest.raises(ConfigError, match="embedder=voyage needs a Voyage AI API key: set VOYAGE_API_KEY"):
-        build_embedder(embedder_config("voyage", model="voyage-3.5", dimension=256, base_url=server.url))
+        EMBEDDERS.build(EMBEDDERS.settings("voyage", model="voyage-3.5", dimension=256, base_url=server.url))
     assert server.requests == []
 
 
 def test_bad_settings_are_config_errors():
     with pytest.raises(ConfigError, match=r"embedder.batch_size \(1001\) must be at most 1000"):
-        embedder_config("voyage", model="voyage-3.5", batch_size=1001)
+        EMBEDDERS.settings("voyage", model="voyage-3.5", batch_size=1001)
     with pytest.raises(ConfigError, match=r"embedder.concurrency \(0\) must be at least 1"):
-        embedder_config("voyage", model="voyage-3.5", concurrency=0)
+        EMBEDDERS.settings("voyage", model="voyage-3.5", concurrency=0)
     with pytest.raises(ConfigError, match=r"embedder.base_url \('127.0.0.1:8000'\) must start with http://"):
-        embedder_config("voyage", model="voyage-3.5", base_url="127.0.0.1:8000")
+        EMBEDDERS.settings("voyage", model="voyage-3.5", base_url="127.0.0.1:8000")
 
 
 def test_the_fake_server_answers_float_lists_when_asked(server):
@@ -288,12 +288,12 @@ def test_selecting_voyage_without_a_key_fails_at_start_up(tmp_path, stage):
 
 
 def test_matryoshka_models_are_embedded_once_at_the_largest_dimension(server):
-    cfg = embedder_config("voyage", model="voyage-3.5", dimension=256, base_url=server.url)
-    model = build_embedder(cfg)
+    cfg = EMBEDDERS.settings("voyage", model="voyage-3.5", dimension=256, base_url=server.url)
+    model = EMBEDDERS.build(cfg)
     assert model.matryoshka and model.dimension == 2048 and model.name == "voyage/voyage-3.5@2048"
     model.embed(["a b"], "document")
     assert server.received(EMBEDDINGS)[0].body["output_dimension"] == 2048
-    plain = build_embedder(embedder_config("voyage", model="voyage-2", dimension=1024, base_url=server.url))
+    plain = EMBEDDERS.build(EMBEDDERS.settings("voyage", model="voyage-2", dimension=1024, base_url=server.url))
     assert not plain.matryoshka and plain.dimension == 1024
 
 

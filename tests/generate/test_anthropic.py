@@ -5,13 +5,13 @@ import pytest
 pytest.importorskip("anthropic")
 
 from rag_bench.core.errors import ConfigError, ServiceError
-from rag_bench.generate.anthropic_api import AnthropicGenerator  # noqa: E402
+from rag_bench.generate.anthropic import AnthropicGenerator  # noqa: E402
 from rag_bench.generate.cli import main  # noqa: E402
-from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.outputs import write_generation  # noqa: E402
 from rag_bench.generate.prompt import INSTRUCTIONS, REFUSAL  # noqa: E402
-from rag_bench.generate.registry import generator_config  # noqa: E402
+from rag_bench.generate.registry import GENERATORS  # noqa: E402
 from rag_bench.generate.run import check_generation  # noqa: E402
+from rag_bench.generate.settings import GenerateConfig
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-KEY-0123456789abcdef"
@@ -27,7 +27,9 @@ def api_key(monkeypatch):
 
 def _settings(server, tmp_path, **generator):
     options = {"name": "anthropic", "model": "claude-test", "base_url": server.base_url, "timeout_s": 5.0, **generator}
-    return GenerateConfig(generator=generator_config(options.pop("name"), **options), cache_dir=str(tmp_path / "cache"))
+    return GenerateConfig(
+        generator=GENERATORS.settings(options.pop("name"), **options), cache_dir=str(tmp_path / "cache")
+    )
 
 
 def _by_question(replies):

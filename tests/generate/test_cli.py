@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.generate.cli import compose_settings, main
+from rag_bench.generate.cli import main
+from rag_bench.generate.settings import VERB
 
 RAG_BENCH = [str(Path(sys.executable).with_name("rag-bench"))]
 
 
 def test_compose_defaults_and_overrides():
-    settings = compose_settings([])
+    settings = VERB.compose([])
     assert (settings.generator.name, settings.passages, settings.tau) == ("extractive", 5, None)
-    settings = compose_settings(["generator=anthropic", "passages=3", "generator.max_tokens=100"])
+    settings = VERB.compose(["generator=anthropic", "passages=3", "generator.max_tokens=100"])
     assert (settings.generator.name, settings.generator.model) == ("anthropic", "claude-haiku-4-5")
     assert (settings.passages, settings.generator.max_tokens, settings.generator.temperature) == (3, 100, None)
 
@@ -33,7 +34,7 @@ def test_compose_defaults_and_overrides():
 )
 def test_bad_settings_are_config_errors(override, message):
     with pytest.raises(ConfigError) as info:
-        compose_settings([override])
+        VERB.compose([override])
     assert message in str(info.value) and "\n" not in str(info.value)
 
 

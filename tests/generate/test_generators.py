@@ -8,7 +8,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Chunk, Question
 from rag_bench.generate.base import Answer
 from rag_bench.generate.prompt import build_prompt
-from rag_bench.generate.registry import GENERATORS, build_generator, generator_config
+from rag_bench.generate.registry import GENERATORS
 from rag_bench.testing.anthropic_server import FakeAnthropicServer
 
 PROMPT = build_prompt(
@@ -22,18 +22,20 @@ EXPECTED = '"The capital of France is Paris." [1]'
 def generator(request, tmp_path, monkeypatch):
     name = request.param
     if name == "extractive":
-        built = build_generator(generator_config("extractive"))
+        built = GENERATORS.build(GENERATORS.settings("extractive"))
         yield built
     elif name == "replay":
         path = tmp_path / "answers.jsonl"
         path.write_text(json.dumps({"question_id": "q1", "answer": EXPECTED}) + "\n")
-        built = build_generator(generator_config("replay", path=str(path)))
+        built = GENERATORS.build(GENERATORS.settings("replay", path=str(path)))
         yield built
     else:
         pytest.importorskip("anthropic")
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         with FakeAnthropicServer(default=EXPECTED) as server:
-            built = build_generator(generator_config("anthropic", model="m", base_url=server.base_url, timeout_s=5.0))
+            built = GENERATORS.build(
+                GENERATORS.settings("anthropic", model="m", base_url=server.base_url, timeout_s=5.0)
+            )
             yield built
     built.close()
 
@@ -48,6 +50,6 @@ def test_protocol(generator):
 
 def test_unknown_name_and_replay_without_a_file():
     with pytest.raises(ConfigError, match="generator.name \\('gpt'\\) must be one of: anthropic, extractive, replay"):
-        generator_config("gpt")
+        GENERATORS.settings("gpt")
     with pytest.raises(ConfigError, match="generator=replay needs the answers file"):
-        build_generator(generator_config("replay"))
+        GENERATORS.build(GENERATORS.settings("replay"))

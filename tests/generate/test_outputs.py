@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.outputs import COLUMNS, write_generation
 from rag_bench.generate.run import check_generation
+from rag_bench.generate.settings import GenerateConfig
 
 
 @pytest.fixture

@@ -2,11 +2,11 @@ import json
 
 import pytest
 
-from rag_bench.generate.config import GenerateConfig
 from rag_bench.generate.extractive import ExtractiveGenerator
 from rag_bench.generate.prompt import REFUSAL
-from rag_bench.generate.registry import generator_config
+from rag_bench.generate.registry import GENERATORS
 from rag_bench.generate.run import check_generation
+from rag_bench.generate.settings import GenerateConfig
 
 
 def _settings(tmp_path, **kwargs):
@@ -68,7 +68,7 @@ def test_replay_run(tiny_run, tmp_path):
         {"question_id": "q3", "answer": "Shakespeare [1]"},
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    result = check_generation(tiny_run, _settings(tmp_path, generator=generator_config("replay", path=str(path))))
+    result = check_generation(tiny_run, _settings(tmp_path, generator=GENERATORS.settings("replay", path=str(path))))
     assert [(r.outcome.passed, r.outcome.attribution) for r in result.results] == [
         (False, "generation"),
         (False, "retrieval"),

@@ -7,7 +7,7 @@ from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
-from rag_bench.index.registry import VECTOR_INDEXES, build_index
+from rag_bench.index.registry import VECTOR_INDEXES
 
 from .conftest import needs_chroma
 
@@ -23,7 +23,7 @@ def test_build_reuse_search_and_filters(tmp_path):
     docs, queries = _unit(0, 400), _unit(1, 20)
     metadata = MetadataTable([{"g": ["a", "b"] if i % 4 == 0 else ["c"]} for i in range(400)])
     context = IndexContext(DiskCache(tmp_path), "vectors", metadata, "meta")
-    first = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=100), docs, context)
+    first = VECTOR_INDEXES.build(VECTOR_INDEXES["chroma"].schema(ef_search=100), docs, context)
     exact = DenseIndex(docs, metadata)
     found, scores = first.search(queries, 10)
     truth, truth_scores = exact.search(queries, 10)
@@ -34,11 +34,11 @@ def test_build_reuse_search_and_filters(tmp_path):
     filtered, _ = first.search(queries, 10, [flt] * 20)
     assert np.all(filtered[filtered >= 0] % 4 == 0)
     assert recall_at_depth(filtered, exact.search(queries, 10, [flt] * 20)[0]) >= 0.9
-    again = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)  # a search setting only
+    again = VECTOR_INDEXES.build(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)  # a search setting only
     assert (first.report().built, again.report().built) == (True, False)
     assert again.report().build_seconds == first.report().build_seconds
     (again.folder / "complete.json").unlink()  # as if the build had been interrupted
-    redone = build_index(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)
+    redone = VECTOR_INDEXES.build(VECTOR_INDEXES["chroma"].schema(ef_search=20), docs, context)
     assert redone.report().built is True
     log = "\n".join(redone.report().log)
     assert "create_collection" in log and "'ef_search': 20" in log
@@ -51,10 +51,10 @@ def test_ef_search_reaches_an_index_this_process_already_loaded(tmp_path):
     context = IndexContext(DiskCache(tmp_path), "vectors", None, "meta")
     schema = VECTOR_INDEXES["chroma"].schema
     truth, _ = DenseIndex(docs).search(queries, 10)
-    wide = build_index(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
-    narrow_index = build_index(schema(m=4, ef_construction=10, ef_search=10), docs, context)
+    wide = VECTOR_INDEXES.build(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
+    narrow_index = VECTOR_INDEXES.build(schema(m=4, ef_construction=10, ef_search=10), docs, context)
     assert narrow_index.report().built is False  # the same build, searched at another setting
     narrow = narrow_index.search(queries, 10)[0]
     assert recall_at_depth(narrow, truth) < recall_at_depth(wide, truth)
-    again = build_index(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
+    again = VECTOR_INDEXES.build(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
     np.testing.assert_array_equal(again, wide)

@@ -8,7 +8,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
-from rag_bench.index.registry import VECTOR_INDEXES, build_index
+from rag_bench.index.registry import VECTOR_INDEXES
 
 
 def unit(rows: int, dim: int, seed: int) -> np.ndarray:
@@ -21,7 +21,7 @@ def built(request, tmp_path):
     docs, queries = unit(300, 16, 0), unit(12, 16, 1)
     entry = VECTOR_INDEXES[request.param]
     try:
-        index = build_index(entry.schema(), docs, IndexContext(DiskCache(tmp_path), f"test-{request.param}"))
+        index = VECTOR_INDEXES.build(entry.schema(), docs, IndexContext(DiskCache(tmp_path), f"test-{request.param}"))
     except ConfigError as exc:  # an optional dependency this machine lacks
         pytest.skip(f"retrieval.index={request.param}: {exc}")
     return request.param, entry, index, docs, queries

@@ -12,7 +12,7 @@ from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.pipeline.run import run
 from rag_bench.report.run.outputs import write_run
-from rag_bench.retrieve.registry import retrieval_config
+from rag_bench.retrieve.registry import RETRIEVERS
 
 from .conftest import needs_chroma, needs_pg
 
@@ -22,7 +22,7 @@ pytestmark = needs_pg
 def run_kb(cache, index: str = "exact", filter_mode: str = "pre", **settings):
     """kestrel-kb, dense retrieval over ``index``; the hashing embedder keeps the suite fast (no model to run)."""
     index_cfg = VECTOR_INDEXES[index].schema(**settings)
-    retrieval = retrieval_config("dense", index=index_cfg, filter_mode=filter_mode)
+    retrieval = RETRIEVERS.settings("dense", index=index_cfg, filter_mode=filter_mode)
     return run(Config(embedder=EMBEDDERS["fake"].schema(), retrieval=retrieval, cache_dir=str(cache), bootstrap=50))
 
 

@@ -7,7 +7,7 @@ from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.maxsim import MaxSimReranker, sentences
-from rag_bench.rerank.registry import build_reranker, reranker_config
+from rag_bench.rerank.registry import RERANKERS
 from rag_bench.testing import FakeEmbedder
 
 VECTORS = {
@@ -72,14 +72,14 @@ def test_prefetch_embeds_every_candidate_before_scoring(tmp_path):
 
 
 def test_factory_builds_on_the_named_embedder(tmp_path):
-    reranker = build_reranker(reranker_config("maxsim", model="fake"), Workspace(DiskCache(tmp_path)))
+    reranker = RERANKERS.build(RERANKERS.settings("maxsim", model="fake"), Workspace(DiskCache(tmp_path)))
     assert reranker.name == "maxsim/fake/hash-64"
     passage = "Revenue fell. The audit fee rose sharply."
     fake = FakeEmbedder(64)
     expected = (fake.embed(["Revenue fell.", "The audit fee rose sharply."]) @ fake.embed(["audit fee"])[0]).max()
     assert reranker.score("audit fee", [passage])[0] == pytest.approx(expected)
     with pytest.raises(ConfigError, match=r"reranker.model \('voyage'\) must be one of: local, fake"):
-        build_reranker(reranker_config("maxsim", model="voyage"), Workspace(DiskCache(tmp_path)))
+        RERANKERS.build(RERANKERS.settings("maxsim", model="voyage"), Workspace(DiskCache(tmp_path)))
 
 
 def test_each_question_passage_pair_is_scored_once_per_process(tmp_path):

@@ -7,7 +7,7 @@ from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.base import rerank
-from rag_bench.rerank.registry import build_reranker, reranker_config
+from rag_bench.rerank.registry import RERANKERS
 from rag_bench.rerank.voyage import VoyageReranker
 from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
 
@@ -26,7 +26,7 @@ def server(monkeypatch):
 
 def reranker(server, cache_dir, **overrides) -> VoyageReranker:
     settings = {"model": "rerank-2.5", "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return build_reranker(reranker_config("voyage", **{**settings, **overrides}), Workspace(DiskCache(cache_dir)))
+    return RERANKERS.build(RERANKERS.settings("voyage", **{**settings, **overrides}), Workspace(DiskCache(cache_dir)))
 
 
 def test_scores_come_back_in_passage_order(server, tmp_path):

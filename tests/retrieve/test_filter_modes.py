@@ -10,7 +10,7 @@ from rag_bench.config.schema import Config, DatasetConfig
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.pipeline.run import run
-from rag_bench.retrieve.registry import retrieval_config
+from rag_bench.retrieve.registry import RETRIEVERS
 from rag_bench.testing import FakeEmbedder
 
 TOPICS = ["gateway reboot watchdog", "standby pay rota", "hotel mileage receipts", "token refresh logout"]
@@ -51,7 +51,7 @@ def _run(dataset, tmp_path, mode, **settings):
         dataset=DatasetConfig(path=str(dataset)),
         chunker=CHUNKERS["fixed"].schema(size=120, overlap=0),
         embedder=EMBEDDERS["fake"].schema(),
-        retrieval=retrieval_config(mode, depth=6, **settings),
+        retrieval=RETRIEVERS.settings(mode, depth=6, **settings),
         cache_dir=str(tmp_path),
         ks=[1, 3, 6],
         budgets=[200],
@@ -102,4 +102,4 @@ def test_hybrid_fuses_filtered_lists(dataset, tmp_path):
 
 def test_filter_mode_is_checked():
     with pytest.raises(ConfigError, match=r"retrieval.filter_mode \('strict'\) must be one of: pre, post, none"):
-        retrieval_config("dense", filter_mode="strict")
+        RETRIEVERS.settings("dense", filter_mode="strict")

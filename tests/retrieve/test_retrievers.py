@@ -8,7 +8,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Chunk, Dataset, Document, Question
 from rag_bench.core.workspace import Workspace
 from rag_bench.retrieve.base import Corpus, Query
-from rag_bench.retrieve.registry import build_retriever, entries, retrieval_config
+from rag_bench.retrieve.registry import RETRIEVERS
 from rag_bench.retrieve.resources import Resources
 from rag_bench.testing import FakeEmbedder
 
@@ -23,10 +23,10 @@ def resources(tmp_path) -> Resources:
     return Resources(ws, Corpus(digest("tiny", TEXTS), chunks), Dataset("tiny", DOCS, QUESTIONS), FakeEmbedder(16))
 
 
-@pytest.mark.parametrize("mode", sorted(entries()))
+@pytest.mark.parametrize("mode", sorted(RETRIEVERS))
 def test_every_retriever_ranks_valid_chunks_best_first_and_caches(tmp_path, mode):
     try:
-        retriever = build_retriever(retrieval_config(mode), resources(tmp_path))
+        retriever = RETRIEVERS.build(RETRIEVERS.settings(mode), resources(tmp_path))
     except ConfigError as exc:  # a retriever that needs settings of its own (a run file, a URL, ...)
         pytest.skip(f"retrieval={mode} needs settings: {exc}")
     queries = [Query.of(q) for q in QUESTIONS]
@@ -36,10 +36,10 @@ def test_every_retriever_ranks_valid_chunks_best_first_and_caches(tmp_path, mode
     both = (found.indices[:, :-1] >= 0) & (found.indices[:, 1:] >= 0)
     assert (found.scores[:, :-1] >= found.scores[:, 1:])[both].all()
     assert not ((found.indices[:, :-1] < 0) & (found.indices[:, 1:] >= 0)).any()  # padding only at the end
-    again = build_retriever(retrieval_config(mode), resources(tmp_path)).retrieve(queries, 3)
+    again = RETRIEVERS.build(RETRIEVERS.settings(mode), resources(tmp_path)).retrieve(queries, 3)
     np.testing.assert_array_equal(again.indices, found.indices)
 
 
 def test_bm25_ranks_the_matching_chunk_first(tmp_path):
-    found = build_retriever(retrieval_config("bm25"), resources(tmp_path)).retrieve([Query.of(QUESTIONS[1])], 2)
+    found = RETRIEVERS.build(RETRIEVERS.settings("bm25"), resources(tmp_path)).retrieve([Query.of(QUESTIONS[1])], 2)
     assert found.chunks[found.indices[0, 0]].doc_id == "d2"

@@ -3,19 +3,19 @@ import json
 import numpy as np
 import pytest
 
-from rag_bench.chunk.registry import chunker_config
+from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.config.schema import Config, DatasetConfig
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.core.types import Chunk, Dataset, Document, Question
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.native import load_dataset
-from rag_bench.embed.registry import embedder_config
+from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.pipeline.run import chunk_dataset, run
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats
 from rag_bench.retrieve.fusion.rrf import rrf
-from rag_bench.retrieve.registry import build_retriever, retrieval_config
+from rag_bench.retrieve.registry import RETRIEVERS
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.variants import VariantRetriever, by_position, with_variants
 from rag_bench.testing import FakeEmbedder
@@ -141,14 +141,14 @@ def test_unknown_question_id_is_a_clear_error(tmp_path):
             {"question_id": "q9", "kind": "keywords", "texts": ["x"]},
         ],
     )
-    cfg = retrieval_config("bm25", query_variants=str(path))
+    cfg = RETRIEVERS.settings("bm25", query_variants=str(path))
     with pytest.raises(DataError, match=r"v\.jsonl:3: question_id: question 'q9' is not a question of dataset 'tiny'"):
         with_variants(ListRetriever(), cfg, DATASET)
 
 
 def test_missing_question_id_is_a_clear_error(tmp_path):
     path = write_lines(tmp_path / "v.jsonl", [{"question_id": "q1", "kind": "keywords", "texts": ["kw"]}])
-    cfg = retrieval_config("bm25", query_variants=str(path))
+    cfg = RETRIEVERS.settings("bm25", query_variants=str(path))
     with pytest.raises(DataError, match=r"has no 'keywords' line for 1 of the 2 questions of 'tiny' \(q2\)"):
         with_variants(ListRetriever(), cfg, DATASET)
 
@@ -158,14 +158,16 @@ def test_stale_question_text_is_a_clear_error(tmp_path):
         {"question_id": "q1", "kind": "keywords", "texts": ["kw"], "question": "the old question"},
         {"question_id": "q2", "kind": "keywords", "texts": [], "question": "other question"},
     ]
-    cfg = retrieval_config("bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)))
+    cfg = RETRIEVERS.settings("bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)))
     with pytest.raises(DataError, match=r"v\.jsonl:1: question: .*'the old question'.*the rewrite is stale"):
         with_variants(ListRetriever(), cfg, DATASET)
 
 
 def test_kind_missing_from_the_file_is_a_clear_error(tmp_path):
     rows = [{"question_id": q, "kind": "keywords", "texts": []} for q in ("q1", "q2")]
-    cfg = retrieval_config("bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)), variant_kinds=["hyde"])
+    cfg = RETRIEVERS.settings(
+        "bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)), variant_kinds=["hyde"]
+    )
     with pytest.raises(DataError, match=r"has no 'hyde' line for 2 of the 2 questions"):
         with_variants(ListRetriever(), cfg, DATASET)
 
@@ -174,21 +176,21 @@ def test_file_is_found_in_the_dataset_folder(tmp_path, monkeypatch):
     rows = [line("q1", "keywords", "kw"), line("q2", "hyde"), line("q2", "keywords"), line("q1", "hyde")]
     write_lines(tmp_path / "v.jsonl", rows)
     monkeypatch.chdir(tmp_path.parent)
-    wrapped = with_variants(ListRetriever(), retrieval_config("bm25", query_variants="v.jsonl"), DATASET, tmp_path)
+    wrapped = with_variants(ListRetriever(), RETRIEVERS.settings("bm25", query_variants="v.jsonl"), DATASET, tmp_path)
     assert wrapped.kinds == ["hyde", "keywords"]  # every kind in the file, in the order of KINDS
     with pytest.raises(DataError, match=r"nope\.jsonl: retrieval\.query_variants: no such file"):
-        with_variants(ListRetriever(), retrieval_config("bm25", query_variants="nope.jsonl"), DATASET, tmp_path)
+        with_variants(ListRetriever(), RETRIEVERS.settings("bm25", query_variants="nope.jsonl"), DATASET, tmp_path)
 
 
 def test_no_variants_leaves_the_retriever_as_it_is(tmp_path):
     inner = ListRetriever()
-    assert with_variants(inner, retrieval_config("hybrid"), DATASET) is inner
-    assert with_variants(inner, retrieval_config("dense", query_variants="x", variant_kinds=[]), DATASET) is inner
+    assert with_variants(inner, RETRIEVERS.settings("hybrid"), DATASET) is inner
+    assert with_variants(inner, RETRIEVERS.settings("dense", query_variants="x", variant_kinds=[]), DATASET) is inner
 
 
 def test_original_weight_zero_needs_a_rewrite_for_every_question(tmp_path):
     rows = [line("q1", "keywords", "kw"), line("q2", "keywords")]
-    cfg = retrieval_config("bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)), original_weight=0.0)
+    cfg = RETRIEVERS.settings("bm25", query_variants=str(write_lines(tmp_path / "v.jsonl", rows)), original_weight=0.0)
     with pytest.raises(DataError, match=r"question 'q2' \(1 in all\) has no rewrite of kinds \['keywords'\]"):
         with_variants(ListRetriever(), cfg, DATASET)
 
@@ -205,7 +207,7 @@ def test_original_weight_zero_needs_a_rewrite_for_every_question(tmp_path):
 )
 def test_bad_settings_fail_at_start(settings, message):
     with pytest.raises(ConfigError, match=message):
-        retrieval_config("hybrid", **settings)
+        RETRIEVERS.settings("hybrid", **settings)
 
 
 DOC_TEXTS = [
@@ -221,14 +223,14 @@ def small_corpus(tmp_path):
     questions = (Question("q1", "How do I reset the router?"), Question("q2", "When are invoices sent?"))
     dataset = Dataset("small", docs, questions)
     ws, embedder = Workspace(DiskCache(tmp_path / "cache")), FakeEmbedder()
-    corpus, _ = chunk_dataset(ws, dataset, chunker_config("fixed", size=40), embedder)
+    corpus, _ = chunk_dataset(ws, dataset, CHUNKERS.settings("fixed", size=40), embedder)
     return ws, dataset, corpus, embedder
 
 
 def test_hybrid_lists_of_every_rewrite_are_fused_and_hyde_is_embedded_as_a_passage(tmp_path):
 
     ws, dataset, corpus, embedder = small_corpus(tmp_path)
-    hybrid = build_retriever(retrieval_config("hybrid", depth=4), Resources(ws, corpus, dataset, embedder))
+    hybrid = RETRIEVERS.build(RETRIEVERS.settings("hybrid", depth=4), Resources(ws, corpus, dataset, embedder))
     hyde = "The router is reset by pressing the pin."
     variants = {"q1": {"hyde": (hyde,), "keywords": ("reset router",)}, "q2": {"hyde": (), "keywords": ("invoices",)}}
     questions = [Query.of(q) for q in dataset.questions]
@@ -264,11 +266,11 @@ def test_a_sweep_over_kinds_embeds_each_text_once_and_reuses_each_kinds_lists(tm
     variants = write_lines(tmp_path / "v.jsonl", lines)
 
     def point(kinds):
-        retrieval = retrieval_config("hybrid", query_variants=str(variants), variant_kinds=kinds)
+        retrieval = RETRIEVERS.settings("hybrid", query_variants=str(variants), variant_kinds=kinds)
         config = Config(
             dataset=DatasetConfig("small", str(folder)),
-            chunker=chunker_config("fixed", size=40),
-            embedder=embedder_config("fake"),
+            chunker=CHUNKERS.settings("fixed", size=40),
+            embedder=EMBEDDERS.settings("fake"),
             retrieval=retrieval,
             cache_dir=str(tmp_path / "cache"),
             bootstrap=10,
@@ -291,6 +293,6 @@ def test_a_sweep_over_kinds_embeds_each_text_once_and_reuses_each_kinds_lists(tm
 def run_chunks(folder, tmp_path):
 
     dataset = load_dataset(folder, "small")
-    return chunk_dataset(Workspace.open(tmp_path / "cache"), dataset, chunker_config("fixed", size=40), FakeEmbedder())[
-        0
-    ].chunks
+    return chunk_dataset(
+        Workspace.open(tmp_path / "cache"), dataset, CHUNKERS.settings("fixed", size=40), FakeEmbedder()
+    )[0].chunks

@@ -7,7 +7,9 @@ from rag_bench.config.schema import DatasetConfig
 from rag_bench.core.errors import ConfigError
 from rag_bench.data.variants import read_variants
 from rag_bench.rewrite.anthropic import INSTRUCTIONS, AnthropicRewriterConfig, parse_reply
-from rag_bench.rewrite.cli import RewriteConfig, main, rewrite
+from rag_bench.rewrite.cli import main
+from rag_bench.rewrite.run import rewrite
+from rag_bench.rewrite.settings import RewriteConfig
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-REWRITE-0123456789abcdef"

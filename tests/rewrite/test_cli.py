@@ -8,8 +8,9 @@ import pytest
 from rag_bench.config.schema import DatasetConfig
 from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.data.variants import read_variants
-from rag_bench.rewrite.cli import RewriteConfig, clean, compose_settings, rewrite
 from rag_bench.rewrite.replay import ReplayRewriterConfig
+from rag_bench.rewrite.run import clean, rewrite
+from rag_bench.rewrite.settings import VERB, RewriteConfig
 
 
 def test_clean_drops_empty_repeated_and_the_question():
@@ -127,12 +128,12 @@ def test_repeated_line_is_a_clear_error(tmp_path):
         (["generator=replay", "generator.file=x"], r"generator\.file is not a setting of generator=replay; .*: path$"),
         (
             ["foo=1"],
-            r"^rewrite settings \(configs/rewrite/, rag_bench/rewrite/cli\.py\): .*Key 'foo' not in 'RewriteConfig'",
+            r"^rewrite settings \(configs/rewrite/, rag_bench/rewrite/settings\.py\): .*Key 'foo' not in 'RewriteConfig'",
         ),
         (["generator=replay"], r"generator=replay needs generator\.path=FILE"),
         (["subquestions=1"], r"subquestions \(1\) at least 2"),
     ],
 )
-def test_bad_settings_are_one_clear_error(overrides, message):
-    with pytest.raises(ConfigError, match=message):
-        compose_settings(overrides)
+def test_bad_settings_are_one_clear_error(overrides, message, tmp_path):
+    with pytest.raises(ConfigError, match=message):  # while composing, or when the generator is built
+        rewrite(VERB.compose([*overrides, f"cache_dir={tmp_path}", f"out={tmp_path / 'v.jsonl'}"]))

@@ -11,9 +11,10 @@ from rag_bench.core.errors import DataError
 from rag_bench.core.paths import project_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.data.variants import read_variants
-from rag_bench.rewrite.cli import RewriteConfig, limits, rewrite_all
 from rag_bench.rewrite.offline import OfflineRewriter, OfflineRewriterConfig
 from rag_bench.rewrite.report import REPORT_NAME, main, report_rows
+from rag_bench.rewrite.run import limits, rewrite_all
+from rag_bench.rewrite.settings import RewriteConfig
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from rag_bench.synthesize.anthropic import estimated_cost, parse_reply
-from rag_bench.synthesize.registry import compose_settings
 from rag_bench.synthesize.run import synthesize
+from rag_bench.synthesize.settings import VERB
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
 
 KEY = "sk-ant-fake-KEY-synthesize-0123456789"
@@ -57,7 +57,7 @@ def test_a_run_produces_checked_questions_and_records_tokens_and_cost(monkeypatc
     def settings(server):
         overrides = [f"dataset.path={dataset}", "embedder=fake", "generator=anthropic", f"out={out}"]
         overrides += [f"generator.base_url={server.base_url}", "generator.timeout_s=5", "generator.max_retries=0"]
-        return compose_settings([*overrides, f"cache_dir={tmp_path / 'cache'}"])
+        return VERB.compose([*overrides, f"cache_dir={tmp_path / 'cache'}"])
 
     with FakeAnthropicServer(default=reply_for, api_key=KEY) as server:
         done = synthesize(settings(server))

@@ -10,8 +10,9 @@ import pytest
 from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.data.native import load_dataset
 from rag_bench.label.cli import build_app
-from rag_bench.synthesize.registry import compose_settings
-from rag_bench.synthesize.run import main, synthesize
+from rag_bench.synthesize.cli import main
+from rag_bench.synthesize.run import synthesize
+from rag_bench.synthesize.settings import VERB
 from rag_bench.testing import FakeEmbedder
 
 CANDIDATES = [
@@ -48,7 +49,7 @@ def run(dataset, tmp_path, candidates_file, *extra):
     overrides = [f"dataset.path={dataset}", "dataset.name=data", "embedder=fake", "generator=replay"]
     overrides += [f"generator.path={candidates_file(CANDIDATES)}", f"out={tmp_path / 'review.jsonl'}"]
     overrides += [f"cache_dir={tmp_path / 'cache'}", *extra]
-    return synthesize(compose_settings(overrides))
+    return synthesize(VERB.compose(overrides))
 
 
 def test_keeps_exactly_the_valid_candidates(dataset, tmp_path, candidates_file, texts):
@@ -143,19 +144,20 @@ def test_cli_prints_the_outcome(dataset, tmp_path, candidates_file, capsys):
 
 
 def test_bad_settings_and_bad_replay_lines_are_one_clear_error(dataset, tmp_path, candidates_file):
-    with pytest.raises(ConfigError, match=r"generator=replay needs generator.path"):
-        compose_settings(["generator=replay"])
+    with pytest.raises(ConfigError, match=r"generator=replay needs generator.path"):  # before any chunk is embedded
+        synthesize(VERB.compose(["generator=replay", f"dataset.path={dataset}", f"cache_dir={tmp_path / 'c'}"]))
+    assert not (tmp_path / "c" / "vectors").exists()
     with pytest.raises(ConfigError, match=r"Could not find 'generator/nope'.*anthropic, replay"):
-        compose_settings(["generator=nope"])
+        VERB.compose(["generator=nope"])
     with pytest.raises(
         ConfigError, match=r"generator.model is not a setting of generator=replay; its settings are: path"
     ):
-        compose_settings(["generator.path=x", "generator.model=m"])
+        VERB.compose(["generator.path=x", "generator.model=m"])
     with pytest.raises(ConfigError, match=r"checks.near_duplicate \(1.5\) must lie between 0 and 1"):
-        compose_settings(["generator.path=x", "checks.near_duplicate=1.5"])
+        VERB.compose(["generator.path=x", "checks.near_duplicate=1.5"])
     path = tmp_path / "bad.jsonl"
     path.write_text('{"doc_id": "guide.md", "question": 5, "excerpt": "x"}\n')
     overrides = [f"dataset.path={dataset}", "embedder=fake", f"generator.path={path}", f"out={tmp_path / 'o.jsonl'}"]
     with pytest.raises(DataError, match=r"bad.jsonl:1: question: must be str, got int"):
-        synthesize(compose_settings([*overrides, f"cache_dir={tmp_path / 'c'}"]))
+        synthesize(VERB.compose([*overrides, f"cache_dir={tmp_path / 'c'}"]))
     assert not (tmp_path / "o.jsonl").exists()

@@ -24,10 +24,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from rag_bench.chunk.settings import one_of
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.filters import Filter
+from rag_bench.core.options import one_of
 from rag_bench.index.base import IndexConfig, IndexContext, IndexReport
 from rag_bench.index.postgres.connect import Session, session
 from rag_bench.index.postgres.sql import copy_rows, where

@@ -58,11 +58,11 @@ def kept_plots(cache: DiskCache, data: PlotData, out_dir: Path) -> list[Path]:
 
 def _dataset_state(point: Path) -> str | None:
     """The fingerprint of the dataset folder a point's config names, as it is now (None: it cannot be found)."""
-    from rag_bench.data.bundled import dataset_folder
+    from rag_bench.data.dataset import DatasetConfig
     from rag_bench.run_folder.fingerprint import folder_hash
 
     try:
-        folder = dataset_folder(*RunFolder(point).dataset_settings())
+        folder = DatasetConfig(*RunFolder(point).dataset_settings()).folder
         return folder_hash(folder) if folder.is_dir() else None
     except (RagBenchError, OSError):
         return None

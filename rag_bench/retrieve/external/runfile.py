@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_bench.chunk.settings import one_of
 from rag_bench.core.errors import ConfigError, DataError
+from rag_bench.core.options import one_of
 from rag_bench.core.types import Chunk
 from rag_bench.data.jsonl import read_jsonl
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig

@@ -7,10 +7,36 @@ connection errors) are retried by the SDK ``max_retries`` times with backoff.
 
 from __future__ import annotations
 
-from rag_bench.generate.base import Answer
+from dataclasses import dataclass
+
+from rag_bench.core.errors import ConfigError
+from rag_bench.generate.base import Answer, GeneratorConfig
 from rag_bench.generate.prompt import Prompt
-from rag_bench.generate.settings import AnthropicGeneratorConfig
 from rag_bench.remote.anthropic import MessagesClient
+from rag_bench.remote.settings import ApiSettings
+
+
+@dataclass
+class AnthropicGeneratorConfig(ApiSettings, GeneratorConfig):
+    """The Anthropic Messages API through the official SDK (ANTHROPIC_API_KEY)."""
+
+    name: str = "anthropic"
+    model: str | None = "claude-haiku-4-5"
+    max_tokens: int = 512
+    temperature: float | None = None  # null = not sent (API version 2026-10-21 rejects it)
+    max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
+
+    def __post_init__(self) -> None:
+        self.check_api("generator")
+        if self.max_tokens < 1:
+            raise ConfigError(f"generator.max_tokens ({self.max_tokens}) must be at least 1")
+        if not 0 <= self.max_retries <= 10:
+            raise ConfigError(f"generator.max_retries ({self.max_retries}) must lie between 0 and 10")
+
+
+def build(cfg: AnthropicGeneratorConfig) -> AnthropicGenerator:
+    """The generator ``generator=anthropic`` names."""
+    return AnthropicGenerator(cfg)
 
 
 class AnthropicGenerator:

@@ -1,0 +1,43 @@
+"""The dataset a run or a verb names (``dataset=<bundled>`` or ``dataset.path=<folder>``): its settings, its
+folder, and loading it, once per process while its files are unchanged. Every verb loads its dataset here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_bench.core.cache import digest
+from rag_bench.core.types import Dataset
+from rag_bench.core.workspace import Workspace
+from rag_bench.data.bundled import dataset_folder
+from rag_bench.data.native import load_dataset
+
+DEFAULT_DATASET = "kestrel-kb"
+
+
+@dataclass
+class DatasetConfig:
+    """Which dataset: a bundled one by ``name``, or any folder by ``path`` (then ``name`` is its label)."""
+
+    name: str = DEFAULT_DATASET  # a bundled dataset under datasets/; with path, the name runs report
+    path: str | None = None  # any folder in the native format; overrides name
+
+    def __post_init__(self) -> None:
+        # a path dataset is named by its folder unless a name was given: the resolved config says what ran
+        if self.path and self.name == DEFAULT_DATASET:
+            self.name = Path(self.path).expanduser().resolve().name
+
+    @property
+    def folder(self) -> Path:
+        """The dataset's folder: ``path``, else the bundled dataset ``name``'s (a ConfigError when unknown)."""
+        return dataset_folder(self.name, self.path)
+
+
+def load(settings: DatasetConfig, ws: Workspace | None = None) -> Dataset:
+    """The dataset ``settings`` name; kept in ``ws`` while its files are unchanged."""
+    folder, name = settings.folder, settings.name
+    if ws is None:
+        return load_dataset(folder, name)
+    files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
+    return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
