@@ -128,7 +128,8 @@ def test_repeated_line_is_a_clear_error(tmp_path):
         (["generator=replay", "generator.file=x"], r"generator\.file is not a setting of generator=replay; .*: path$"),
         (
             ["foo=1"],
-            r"^rewrite settings \(configs/rewrite/, rag_bench/rewrite/settings\.py\): .*Key 'foo' not in 'RewriteConfig'",
+            r"^rewrite settings \(configs/rewrite/, rag_bench/rewrite/settings\.py\): "
+            r".*Key 'foo' not in 'RewriteConfig'",
         ),
         (["generator=replay"], r"generator=replay needs generator\.path=FILE"),
         (["subquestions=1"], r"subquestions \(1\) at least 2"),
