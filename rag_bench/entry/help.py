@@ -53,7 +53,9 @@ def page(verbs: Mapping[str, object], configs: Path, width: int | None = None) -
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 120)
     runs = groups(configs)
     presets = options(configs / "sweep")
-    column = 4 + max(len(name) + 2 for name in [*verbs, "help", *presets, *(o for g in runs for o in g.options)])
+    names = [2 + len(name) for name in [*verbs, "help"]] + [4 + len(name) for name in presets]
+    names += [4 + len(name) + 2 * (name == group.default) for group in runs for name in group.options]  # " *"
+    column = max(names) + 2  # where every row's line starts: two spaces after the longest name
     lines = [USAGE, "Verbs:"]
     lines += rows({name: verb.summary for name, verb in verbs.items()}, 2, column, width)
     lines += rows({"help": "this page; help VERB: the verb's own help"}, 2, column, width)

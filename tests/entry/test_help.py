@@ -57,7 +57,7 @@ def test_the_page_lists_every_verb_with_its_line(capsys, monkeypatch):
     verbs = out.split("\nVerbs:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert [line.split()[0] for line in verbs] == [*VERBS, "help"]
     for line, (name, verb) in zip(verbs, VERBS.items(), strict=False):
-        assert line == f"  {name}".ljust(22) + verb.summary  # each on one line at 120 columns
+        assert line == f"  {name}".ljust(20) + verb.summary  # 20: check-generation at 2, then 2 spaces
 
 
 def test_the_page_lists_every_option_yaml_of_every_group_with_its_first_comment_line():
@@ -69,15 +69,15 @@ def test_the_page_lists_every_option_yaml_of_every_group_with_its_first_comment_
         assert len(files) >= 2 and all(first_comment(path) for path in files)  # each option has its line
         names = [f"{path.stem} *" if path.stem == default else path.stem for path in files]
         assert groups[group] == [
-            f"    {name}".ljust(22) + first_comment(path) for name, path in zip(names, files, strict=True)
+            f"    {name}".ljust(20) + first_comment(path) for name, path in zip(names, files, strict=True)
         ]
     assert "\n  retrieval/index (also retrieval.index=OPTION)\n" in text
-    assert "\n    kestrel-kb *      Default bundled dataset: the Kestrel Systems knowledge base, 47 documents," in text
+    assert "\n    kestrel-kb *    Default bundled dataset: the Kestrel Systems knowledge base, 47 documents," in text
     presets = sorted((CONFIGS / "sweep").glob("*.yaml"))
     rows = text.split("\nSweep presets: sweep=PRESET runs configs/sweep/PRESET.yaml\n", 1)[1].split("\n\n")[0]
-    assert rows.splitlines() == [f"    {path.stem}".ljust(22) + first_comment(path) for path in presets]
+    assert rows.splitlines() == [f"    {path.stem}".ljust(20) + first_comment(path) for path in presets]
     assert (
-        "\n    ann_ivfflat       pgvector IVFFlat: probes x filter mode (15 points), `rag-bench sweep=ann_ivfflat`.\n"
+        "\n    ann_ivfflat     pgvector IVFFlat: probes x filter mode (15 points), `rag-bench sweep=ann_ivfflat`.\n"
         in text
     )
     for internal in ("schema", "launcher", "submitit_slurm", "generator", "anthropic-prices", "@package"):
@@ -92,10 +92,10 @@ def test_a_new_option_and_a_new_group_appear_by_themselves(tmp_path):
     (configs / "parser" / "pdf.yaml").write_text("name: pdf\n")  # no comment: listed without a line
     (configs / "sweep" / "tiny.yaml").write_text("# @package _global_\n# Two points.\nhydra:\n  mode: MULTIRUN\n")
     text = page(VERBS, configs, width=1000)
-    assert "\n    mine              My chunker: one chunk a line.\n" in text
+    assert "\n    mine            My chunker: one chunk a line.\n" in text
     assert text.split("Config groups:", 1)[1].count("\n  parser\n    pdf\n") == 1  # after the defaults' groups
     assert text.index("\n  reranker\n") < text.index("\n  parser\n") < text.index("Sweep presets:")
-    assert "\n    tiny              Two points.\n" in text
+    assert "\n    tiny            Two points.\n" in text
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["-h"], ["help"], ["retrieval=bm25", "-m", "--help"]])
