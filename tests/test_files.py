@@ -11,7 +11,8 @@ import pytest
 from rag_bench.core import files
 from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
-from rag_bench.entry.cli import main, write_hint
+from rag_bench.entry.cli import main
+from rag_bench.entry.hydra_app import write_hint
 
 
 def leftovers(folder):

@@ -5,7 +5,7 @@ Hydra's packaged configs, the schemas in its ConfigStore), the overrides, the ru
 facts of the process (working directory, Hydra's version and version_base, the job's name, and the
 environment variables ``hydra.job.env_copy`` names). At about a tenth of a second each (a sweep
 composes its own config twice and every job's), composing was the largest share of a warm 24-point
-sweep. While ``installed`` (the CLI, ``cli.run_hydra``), every ``load_configuration`` of the process
+sweep. While ``installed`` (the CLI, ``hydra_app.run_hydra``), every ``load_configuration`` of the process
 goes through ``CachedComposer``, which keeps each composed config in the cache (namespace
 ``composed``, pickled, as Hydra's own launchers pickle job configs) under
 

@@ -1,250 +1,92 @@
-"""The ``rag-bench`` command: a Hydra app for runs and sweeps, plus verbs (report, gate, ...).
+"""The ``rag-bench`` console entry: its help page, the verbs (report, gate, ...), else a Hydra run or sweep.
 
-User errors (``RagBenchError``, a command line Hydra cannot compose, and a file that cannot be
-written: full disk, read-only or unwritable folder, a file where a folder belongs) print one line
-and exit 2; anything else is a bug and keeps its traceback.
+``rag-bench --help`` (``-h``, ``help``) prints rag-bench's own page (``help.py``) without importing Hydra;
+``rag-bench help VERB`` is ``rag-bench VERB --help``; ``--help-config`` is Hydra's app help. Everything
+else goes to the Hydra app (``hydra_app.py``) as overrides and flags. User errors print one line and exit 2.
 """
 
 from __future__ import annotations
 
-import ast
+import difflib
 import importlib
-import io
 import re
 import sys
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
-from rag_bench.core.errors import RagBenchError
-from rag_bench.core.files import check_writable, is_write_fault, naming, os_error_line
+from rag_bench.core.errors import ConfigError, RagBenchError
+from rag_bench.core.files import is_write_fault
+from rag_bench.entry.hydra_app import fail, fail_write, write_hint
 
-USAGE_ERROR = 2
 
-# verb -> "module:function"; the function takes the verb's arguments and returns an exit code
-VERBS: dict[str, str] = {
-    "report": "rag_bench.report.sweep.cli:main",
-    "diff": "rag_bench.report.diff.cli:main",
-    "gate": "rag_bench.gate.cli:gate_main",
-    "compare": "rag_bench.gate.cli:compare_main",
-    "import": "rag_bench.importers.cli:main",
-    "check-generation": "rag_bench.generate.cli:main",
-    "contextualize": "rag_bench.contextualize.cli:main",
-    "label": "rag_bench.label.cli:main",
-    "dataset-stats": "rag_bench.label.stats:main",
-    "synthesize": "rag_bench.synthesize.cli:main",
-    "rewrite": "rag_bench.rewrite.cli:main",
+@dataclass(frozen=True)
+class Verb:
+    """A verb: ``target`` (``module:function``, called with the verb's arguments, returns an exit code)
+    and ``summary``, its line on ``rag-bench --help``."""
+
+    target: str
+    summary: str
+
+
+VERBS: dict[str, Verb] = {
+    "report": Verb("rag_bench.report.sweep.cli:main", "summarise a sweep folder: one row per point, the best, plots"),
+    "diff": Verb("rag_bench.report.diff.cli:main", "questions whose hit flipped between two runs, side by side"),
+    "gate": Verb("rag_bench.gate.cli:gate_main", "fail when a metric drops past its margin, by a paired test"),
+    "compare": Verb("rag_bench.gate.cli:compare_main", "means with 95% intervals per run, paired tests vs the first"),
+    "import": Verb("rag_bench.importers.cli:main", "write a dataset folder from BEIR, Chroma, SQuAD, TREC, chunks"),
+    "label": Verb("rag_bench.label.cli:main", "a local app to write and review labelled questions"),
+    "dataset-stats": Verb("rag_bench.label.stats:main", "a question set's health: per document, category, evidence"),
+    "synthesize": Verb("rag_bench.synthesize.cli:main", "generate candidate questions and check them"),
+    "rewrite": Verb("rag_bench.rewrite.cli:main", "write query variants (paraphrase, hyde, ...) for a dataset"),
+    "contextualize": Verb("rag_bench.contextualize.cli:main", "write a contexts file for chunker.prefix=contexts"),
+    "check-generation": Verb("rag_bench.generate.cli:main", "answer a run's questions; blame retrieval or generation"),
 }
+
+HELP_FLAGS = ("--help", "-h")  # anywhere before a verb: this page
+HYDRA_APP_HELP = "--help-config"  # Hydra's own app help: every config group (schema/ too) and the composed config
+_WORD = re.compile(r"[A-Za-z][\w-]*")  # a bare word: a verb, never a Hydra override (those hold "=")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["help"] and len(argv) > 1:
+        if argv[1] not in VERBS:
+            fail(ConfigError(f"help {argv[1]}: not a verb{did_you_mean(argv[1])}; the verbs: {', '.join(VERBS)}"))
+        argv = [argv[1], "--help"]
     if argv and argv[0] in VERBS:
-        module, function = VERBS[argv[0]].split(":")
-        try:
-            sys.exit(getattr(importlib.import_module(module), function)(argv[1:]))
-        except RagBenchError as exc:
-            fail(exc)
-        except OSError as exc:
-            if not is_write_fault(exc):
-                raise
-            fail_write(exc, write_hint(exc))
-    run_hydra(argv)
+        run_verb(argv[0], argv[1:])
+    if argv[:1] == ["help"] or any(arg in HELP_FLAGS for arg in argv):
+        from rag_bench.core.paths import project_folder
+        from rag_bench.entry.help import page
+
+        print(page(VERBS, project_folder("configs")), end="")
+        return
+    from rag_bench.entry.hydra_app import run_hydra
+
+    run_hydra(["--help" if arg == HYDRA_APP_HELP else arg for arg in argv], hint=not_a_verb(argv))
 
 
-def fail(exc: Exception) -> None:
-    print(f"rag-bench: error: {exc}", file=sys.stderr)
-    sys.exit(USAGE_ERROR)
-
-
-def fail_write(exc: OSError, where: str = "") -> None:
-    """``rag-bench: cannot write <path>: <reason> (fix: ...)``, exit 2."""
-    print(f"rag-bench: {os_error_line(exc, where)}", file=sys.stderr)
-    sys.exit(USAGE_ERROR)
-
-
-RUN_DIR_HINT = "hydra.run.dir=... (hydra.sweep.dir=... with -m) can name a writable folder"
-# the last line of a traceback Hydra printed for an OSError, e.g. ``NotADirectoryError: [Errno 20] Not a
-# directory: '/tmp/x/run'`` (Hydra prints what fails in its own steps: making the run folder, saving .hydra/)
-_PRINTED_OS_ERROR = re.compile(r"^(?:\w+\.)*\w+Error: \[Errno (\d+)\] (.+?): ((['\"]).*\4)$")
-
-
-def printed_os_error(text: str) -> OSError | None:
-    """The write fault whose traceback Hydra printed into ``text`` (its last line), or None."""
-    lines = text.rstrip().splitlines()
-    for line in reversed(lines[-4:]):
-        found = _PRINTED_OS_ERROR.match(line.strip())
-        if found:
-            error = OSError(int(found.group(1)), found.group(2), ast.literal_eval(found.group(3)))
-            return error if is_write_fault(error) else None
-    return None
-
-
-def run_hydra(argv: list[str]) -> None:
-    """Compose the config from ``configs/`` and the overrides, then run (or sweep) the pipeline."""
-    import hydra
-
-    from rag_bench.config.compose_cache import cache_dir_override, installed
-    from rag_bench.config.schema import register
-    from rag_bench.core.paths import project_folder
-
-    register()
-    main_function = hydra.main(version_base="1.3", config_path=str(project_folder("configs")), config_name="config")
-    sys.argv = [sys.argv[0], *map(group_alias, argv)]
-    real_stderr = sys.stderr
-    PROCESS.job_started, PROCESS.real_stderr = False, real_stderr
-    PROCESS.hold()  # hold Hydra's own messages while no job runs
+def run_verb(name: str, args: list[str]) -> None:
+    """Run the verb ``name`` and exit with its code; its user errors are one line and exit 2."""
+    module, function = VERBS[name].target.split(":")
     try:
-        with installed(cache_dir_override(argv)):  # compositions through the cache (compose_cache.py)
-            main_function(task)()
-    except SystemExit as exc:
-        held = PROCESS.release()
-        # Hydra exits 1 when it cannot compose the command line (a usage error), or when one of its own
-        # steps failed: a run folder that cannot be made or written is a write fault, not a bug
-        fault = printed_os_error(held) if exc.code == 1 else None
-        if fault is not None:
-            fail_write(fault, RUN_DIR_HINT)
-        if exc.code == 1 and not PROCESS.job_started:
-            from rag_bench.config.compose import condense, explain
-
-            message = explain(condense(held), argv)
-            print(f"rag-bench: error: {message}", file=real_stderr)
-            sys.exit(USAGE_ERROR)
-        real_stderr.write(held)
-        raise
-    finally:
-        real_stderr.write(PROCESS.release())
-
-
-@dataclass
-class Process:
-    """What lives as long as the process: whether a Hydra job has started (Hydra's messages are held
-    until then), the stderr to give back, and one workspace per cache folder, kept across the jobs a
-    sweep runs in this process. Module-level (not a closure), so that launchers which pickle the task
-    function (joblib, submitit) can send it to other processes, where it starts afresh."""
-
-    job_started: bool = False
-    real_stderr: object = None
-    workspaces: dict = field(default_factory=dict)
-    hints: set = field(default_factory=set)  # dataset-convention hints already printed
-    held: io.StringIO | None = None
-
-    def hold(self) -> None:
-        """Send stderr to a buffer (Hydra's messages between jobs)."""
-        self.held = io.StringIO()
-        sys.stderr = self.held
-
-    def release(self) -> str:
-        """Give the real stderr back; return what was held (once; "" afterwards)."""
-        text = self.held.getvalue() if self.held is not None else ""
-        self.held = None
-        sys.stderr = self.real_stderr or sys.__stderr__
-        return text
-
-    def workspace(self, cache_dir: str | None):
-        """The workspace of ``cache_dir`` (None: the default folder), made on first use."""
-        from rag_bench.core.workspace import Workspace
-
-        if cache_dir not in self.workspaces:
-            workspace = Workspace.open(cache_dir)
-            try:  # a cache that is a file, read-only or full fails here, before any work
-                check_writable(workspace.cache.root / "probe")
-            except OSError as exc:
-                raise naming(exc, workspace.cache.root) from exc
-            self.workspaces[cache_dir] = workspace
-        return self.workspaces[cache_dir]
-
-
-PROCESS = Process()
-
-
-# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
-GROUP_ALIASES = {"retrieval.index": "retrieval/index"}
-
-
-def group_alias(override: str) -> str:
-    """``override`` with a group alias on its left-hand side replaced by the group it names."""
-    key, sep, value = override.partition("=")
-    return f"{GROUP_ALIASES[key]}{sep}{value}" if sep and key in GROUP_ALIASES else override
-
-
-def task(cfg) -> float:
-    """The Hydra task: release held stderr, run one job, hold stderr again."""
-    PROCESS.job_started = True
-    sys.stderr.flush()
-    (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
-    try:
-        return run_job(cfg)
-    finally:
-        PROCESS.hold()
-
-
-def run_job(cfg) -> float:
-    """One Hydra job: validate, run, write outputs into Hydra's output folder, print the table.
-
-    Returns the objective metric, which Hydra's optimising sweepers (Optuna) maximise. In a
-    multirun, a point whose folder already holds finished outputs of the same config is skipped,
-    so rerunning a sweep into the same folder resumes it.
-    """
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
-    from rag_bench.config.hints import conventions_hint
-    from rag_bench.config.schema import objective_name, validate
-    from rag_bench.report.run.console import console_table
-    from rag_bench.run_folder.fingerprint import fingerprint
-    from rag_bench.run_folder.write import finished
-
-    hydra_cfg = HydraConfig.get()
-    out_dir = Path(hydra_cfg.runtime.output_dir)
-    config = None
-    try:
-        config = validate(cfg)
-        prints = fingerprint(config)
-        payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
-        if payload is not None:
-            print(f"skipped: {out_dir} already holds this point's results")
-            return payload["metrics"].get(objective_name(config), float("nan"))
-        advice = conventions_hint(config)
-        if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
-            PROCESS.hints.add(advice)
-            print(advice, file=sys.stderr)
-        payload = run_or_serve(config, out_dir, prints)
+        sys.exit(getattr(importlib.import_module(module), function)(args))
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
         if not is_write_fault(exc):
             raise
-        fail_write(exc, write_hint(exc, out_dir, getattr(config, "cache_dir", None)))
-    print(console_table(payload))
-    print(f"outputs: {out_dir}")
-    return payload["metrics"].get(objective_name(config), float("nan"))
+        fail_write(exc, write_hint(exc))
 
 
-def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
-    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
-    from rag_bench.pipeline.run import run
-    from rag_bench.report.run.outputs import write_outputs
-    from rag_bench.run_folder import reuse
-    from rag_bench.run_folder.write import config_yaml
-
-    workspace = PROCESS.workspace(config.cache_dir)
-    key = reuse.run_key(config, prints)
-    payload = reuse.serve(workspace.cache, key, out_dir)
-    if payload is None:
-        result = run(config, workspace)
-        payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
-        if result.reusable:
-            reuse.keep(workspace.cache, key, written)
-    return payload
+def did_you_mean(word: str) -> str:
+    """`` (did you mean gate?)`` for the verb closest to ``word``, else ""."""
+    close = difflib.get_close_matches(word, VERBS, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
-def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
-    """The setting that chooses where the failed file lives: the cache folder, or the run folder."""
-    from rag_bench.core.cache import cache_root
-    from rag_bench.core.files import inside
-
-    cache = cache_root(cache_dir)
-    if inside(exc.filename, cache):
-        return f"cache_dir=... or RAG_BENCH_CACHE (now {cache}) can name a writable folder"
-    return RUN_DIR_HINT if out_dir is not None and inside(exc.filename, out_dir) else ""
+def not_a_verb(argv: list[str]) -> str:
+    """What ends Hydra's error line when the first argument is a bare word that is no verb, else ""."""
+    if not argv or not _WORD.fullmatch(argv[0]):
+        return ""
+    return f"; {argv[0]} is not a verb either{did_you_mean(argv[0])}: rag-bench --help lists them"

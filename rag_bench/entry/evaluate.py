@@ -75,7 +75,7 @@ def compose_config(overrides: Sequence[str]):
     from rag_bench.config.compose import compose
     from rag_bench.config.schema import register, validate
     from rag_bench.core.paths import project_folder
-    from rag_bench.entry.cli import group_alias
+    from rag_bench.entry.hydra_app import group_alias
 
     register()
     overrides = [group_alias(o) for o in overrides]
