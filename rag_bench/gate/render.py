@@ -1,10 +1,15 @@
-"""Render gate and compare results: Markdown (stdout, GitHub step summary) and JUnit XML."""
+"""Render gate and compare results: Markdown (stdout, GitHub step summary) and JUnit XML.
+
+Run names, question ids and texts go into the Markdown through ``rag_bench.core.markdown``: a
+question cannot put HTML, a link or an image into a pull request's summary.
+"""
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
 
+from rag_bench.core.markdown import md_code, md_link, md_text
 from rag_bench.gate.compare import Comparison
 from rag_bench.gate.gate import FLIP_K, Flip, GateResult, Verdict
 from rag_bench.run_folder.runs import format_rank
@@ -26,7 +31,8 @@ def gate_markdown(result: GateResult, diff: str | None = None) -> str:
     lines = [
         f"### rag-bench gate: {head}",
         "",
-        f"Baseline `{result.baseline}` vs current `{result.current}` on {result.n_questions} labelled questions. "
+        f"Baseline {md_code(result.baseline)} vs current {md_code(result.current)} on {result.n_questions} "
+        "labelled questions. "
         f"A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
         f"gives p < {result.alpha:g}.",
         "",
@@ -37,9 +43,12 @@ def gate_markdown(result: GateResult, diff: str | None = None) -> str:
     for k, flips in result.flips.items():
         lines += ["", *_flip_table(k, flips)]
     if diff:
-        lines += ["", f"Each flipped question with both rankings, its evidence and failure class: [{diff}]({diff})"]
+        lines += [
+            "",
+            f"Each flipped question with both rankings, its evidence and failure class: {md_link(diff, diff)}",
+        ]
     elif any(result.flips.values()):
-        lines += ["", f"Both rankings of each flip: `rag-bench diff {result.baseline} {result.current}`"]
+        lines += ["", f"Both rankings of each flip: {md_code(f'rag-bench diff {result.baseline} {result.current}')}"]
     return "\n".join(lines) + "\n"
 
 
@@ -62,7 +71,7 @@ def _flip_table(k: int, flips: tuple[Flip, ...]) -> list[str]:
         return [f"#### Flipped at hit@{k}: none"]
     title = f"#### Flipped at hit@{k}: {lost} hit -> miss, {len(flips) - lost} miss -> hit"
     rows = [
-        f"| {f.question_id} | {_cell(f.text)} | {format_rank(f.rank_before)} | {format_rank(f.rank_after)} | "
+        f"| {md_text(f.question_id)} | {_cell(f.text)} | {format_rank(f.rank_before)} | {format_rank(f.rank_after)} | "
         f"{'hit -> miss' if f.lost else 'miss -> hit'} |"
         for f in flips
     ]
@@ -114,14 +123,14 @@ def compare_markdown(comparison: Comparison) -> str:
     lines = [
         f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions",
         "",
-        f"Each run vs `{first}`: two-sided paired sign-flip test; p (Holm) is corrected across the "
+        f"Each run vs {md_code(first)}: two-sided paired sign-flip test; p (Holm) is corrected across the "
         f"{len(comparison.runs) - 1} compared runs; * marks p (Holm) < {comparison.alpha:g}.",
         "",
         "| metric | run | mean | 95% interval | delta vs first | 95% interval of delta | p-value | p (Holm) |",
         "|---|---|---:|---|---:|---|---:|---:|",
     ]
     for c in comparison.cells:
-        own = f"| {c.metric} | `{c.run}` | {_num(c.mean)} | [{_num(c.ci_low)}, {_num(c.ci_high)}] |"
+        own = f"| {c.metric} | {md_code(c.run)} | {_num(c.mean)} | [{_num(c.ci_low)}, {_num(c.ci_high)}] |"
         if c.delta is None:
             lines.append(own + " (reference) | | | |")
             continue
@@ -146,7 +155,8 @@ def _p(p: float) -> str:
 
 
 def _cell(text: str | None) -> str:
+    """A question's text for a table cell: cut to ``TEXT_WIDTH`` characters, then escaped."""
     if not text:
         return ""
-    text = " ".join(text.split()).replace("|", "\\|")
-    return text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 3] + "..."
+    text = " ".join(text.split())
+    return md_text(text if len(text) <= TEXT_WIDTH else text[: TEXT_WIDTH - 3] + "...")

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rag_bench.core.files import write_text
+from rag_bench.core.markdown import md_code, md_text
 from rag_bench.generate.attribution import LABELS, count
 from rag_bench.generate.prompt import REFUSAL
 from rag_bench.generate.run import GenerationResult, QuestionResult
@@ -153,7 +154,8 @@ def markdown(payload: dict, result: GenerationResult) -> str:
     lines = [
         "# Generation checks",
         "",
-        f"Run `{payload['run_dir']}` (dataset `{payload['dataset']}`), generator `{settings['generator_key']}`, "
+        f"Run {md_code(payload['run_dir'])} (dataset {md_code(payload['dataset'])}), "
+        f"generator {md_code(settings['generator_key'])}, "
         f"top {settings['passages']} passages per question.",
         "",
         "| check | value |",
@@ -168,14 +170,17 @@ def markdown(payload: dict, result: GenerationResult) -> str:
     failing = [r for r in result.results if not r.outcome.passed]
     if failing:
         lines += ["## Failing questions", "", "| question | attribution | problem |", "|---|---|---|"]
-        lines += [f"| {r.prompt.question.id} | {r.outcome.attribution} | {r.outcome.problem} |" for r in failing]
+        lines += [
+            f"| {md_text(r.prompt.question.id)} | {r.outcome.attribution} | {md_text(r.outcome.problem)} |"
+            for r in failing
+        ]
     return "\n".join(lines) + "\n"
 
 
 def attribution_markdown(table: dict[str, dict[str, int]]) -> str:
     head = ["category", "questions", "passed", *LABELS]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join([name, *(str(v[h]) for h in head[1:])]) + " |" for name, v in table.items()]
+    lines += ["| " + " | ".join([md_text(name), *(str(v[h]) for h in head[1:])]) + " |" for name, v in table.items()]
     return "\n".join(lines)
 
 

@@ -26,22 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import urlsplit
 
 from rag_bench.core.errors import DataError
 from rag_bench.core.types import Document
 from rag_bench.data.jsonl import parse_line
 from rag_bench.label.misses import run_outcomes
+from rag_bench.label.request import ApiError, int_param, path_part, query_params
 from rag_bench.label.search import CorpusSearch
-from rag_bench.label.store import Entry, QuestionStore, StaleVersion, UnknownQuestion
-
-
-class ApiError(Exception):
-    """An HTTP error answer: status and message."""
-
-    def __init__(self, status: int, message: str, **extra) -> None:
-        super().__init__(message)
-        self.status, self.extra = status, extra
+from rag_bench.label.store import Entry, QuestionStore, SaveFailed, StaleVersion, UnknownQuestion
 
 
 @dataclass
@@ -74,7 +67,7 @@ def dataset_info(app: LabelApp, query: dict, body: object) -> dict:
 
 def search(app: LabelApp, query: dict, body: object) -> dict:
     text = query.get("q", [""])[0]
-    k = _int_param(query, "k", 20, 1, 200)
+    k = int_param(query, "k", 20, 1, 200)
     titles = {d.id: d.title for d in app.documents.values()}
     return {"query": text, "results": [hit.as_json(titles) for hit in app.search.search(text, k)]}
 
@@ -158,13 +151,6 @@ def _read(app: LabelApp):
         raise ApiError(409, f"{exc} -- correct the file, then reload") from None
 
 
-def _int_param(query: dict, name: str, default: int, low: int, high: int) -> int:
-    raw = query.get(name, [str(default)])[0]
-    if not raw.isdigit() or not low <= int(raw) <= high:
-        raise ApiError(400, f"{name}: {raw!r} must be a whole number from {low} to {high} (fix: e.g. {name}={default})")
-    return int(raw)
-
-
 def describe(exc: DataError) -> str:
     """A row error as the API reports it: ``field: problem (fix: ...)``."""
     text = f"{exc.field}: {exc.problem}" if exc.field else exc.problem
@@ -174,13 +160,12 @@ def describe(exc: DataError) -> str:
 def handle(app: LabelApp, method: str, target: str, headers, body: bytes) -> tuple[int, dict]:
     """Route one request: (status, JSON answer)."""
     parts = urlsplit(target)
-    query = parse_qs(parts.query)
     for (verb, pattern), handler in ROUTES.items():
         match = re.fullmatch(pattern, parts.path)
         if verb != method or match is None:
             continue
-        args = [unquote(g) for g in match.groups()]
         try:
+            query, args = query_params(parts.query), [path_part(g) for g in match.groups()]
             if method not in WRITES:
                 return 200, handler(app, query, None, *args)
             row = _body(headers, body) if method != "DELETE" else None
@@ -193,6 +178,8 @@ def handle(app: LabelApp, method: str, target: str, headers, body: bytes) -> tup
             return 409, {"error": str(exc), "version": exc.current}
         except UnknownQuestion as exc:
             return 404, {"error": str(exc)}
+        except SaveFailed as exc:
+            return 500, {"error": str(exc)}
         except ApiError as exc:
             return exc.status, {"error": str(exc), **exc.extra}
         except DataError as exc:

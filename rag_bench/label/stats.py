@@ -19,6 +19,7 @@ import numpy as np
 
 from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.markdown import md_text
 from rag_bench.core.types import Dataset
 from rag_bench.data.bundled import bundled_names, dataset_folder
 from rag_bench.data.native import load_dataset
@@ -167,10 +168,16 @@ def console(h: Health) -> str:
 
 def markdown(h: Health) -> str:
     """The same tables as Markdown."""
-    out = [f"# Question set health: {h.dataset}", "", f"{h.questions} questions over {h.documents} documents."]
+    out = [f"# Question set health: {md_text(h.dataset)}", "", f"{h.questions} questions over {h.documents} documents."]
     for title, header, rows in tables(h):
-        out += ["", f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        out += [
+            "",
+            f"## {md_text(title)}",
+            "",
+            "| " + " | ".join(map(md_text, header)) + " |",
+            "|" + "---|" * len(header),
+        ]
+        out += ["| " + " | ".join(map(md_text, row)) + " |" for row in rows]
     return "\n".join(out) + "\n"
 
 

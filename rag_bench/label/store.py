@@ -21,6 +21,7 @@ from pathlib import Path
 
 from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import DataError
+from rag_bench.core.files import os_error_line
 from rag_bench.core.types import Document, Question
 from rag_bench.data.jsonl import BOM, parse_line
 from rag_bench.data.questions import QUESTION_FIELDS, parse_question
@@ -38,6 +39,13 @@ class StaleVersion(Exception):
             f"{path.name} changed on disk since you loaded it (now version {current[:12]}); "
             "your change was not saved (fix: reload the questions and make the change again)"
         )
+
+
+class SaveFailed(Exception):
+    """The file could not be written (a read-only file or folder, a file where a folder should be, a full disk)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(f"{line} -- your change was not saved")
 
 
 class UnknownQuestion(LookupError):
@@ -172,7 +180,12 @@ class QuestionStore:
 
         if self.read().version != snap.version:  # narrows the window to the rename itself
             raise StaleVersion(self.path, self.read().version)
-        atomic_write(self.path, fill)
+        if self.path.exists() and not (mode & 0o222 and os.access(self.path, os.W_OK)):  # root may write anything
+            raise SaveFailed(f"cannot write {self.path}: it is read-only (fix: chmod u+w {self.path}, then save again)")
+        try:
+            atomic_write(self.path, fill)
+        except OSError as exc:
+            raise SaveFailed(os_error_line(exc)) from exc
         return hashlib.sha256(data).hexdigest()
 
 

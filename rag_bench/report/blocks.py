@@ -1,7 +1,8 @@
 """Documents as blocks (heading, paragraph, list, table, image), rendered as Markdown and as one HTML page.
 
 A document is built once as a list of blocks and rendered twice, so its Markdown and HTML say
-the same thing. The HTML page is self-contained: inline CSS, images as data: URIs.
+the same thing. The HTML page is self-contained: inline CSS, images as data: URIs. Blocks hold plain
+text: the HTML escapes it with ``html.escape``, the Markdown with ``rag_bench.core.markdown``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from rag_bench.core import files
+from rag_bench.core.markdown import md_destination, md_link, md_text
 
 
 @dataclass(frozen=True)
@@ -39,20 +41,20 @@ def to_markdown(blocks: list[Block]) -> str:
     out = []
     for block in blocks:
         if block.kind in ("h1", "h2"):
-            out.append(f"{'#' * int(block.kind[1])} {block.text}")
+            out.append(f"{'#' * int(block.kind[1])} {md_text(block.text)}")
         elif block.kind == "p":
-            out.append(block.text)
+            out.append(md_text(block.text, starts_block=True))
         elif block.kind == "ul":
-            out.append("\n".join(f"- {line}" for line in block.items))
+            out.append("\n".join(f"- {md_text(line, starts_block=True)}" for line in block.items))
         elif block.kind == "table":
             header, *rows = block.items
-            lines = [_md_row(header), "|" + "---|" * len(header)]
+            lines = [_md_row([md_text(c) for c in header]), "|" + "---|" * len(header)]
             for i, row in enumerate(rows):
                 cells = [_md_cell(c) for c in row]
                 lines.append(_md_row([f"**{c}**" if c and i in block.bold_rows else c for c in cells]))
             out.append("\n".join(lines))
         elif block.kind == "img":
-            out.append(f"### {block.text}\n\n![{block.text}]({block.items[0]})")
+            out.append(f"### {md_text(block.text)}\n\n![{md_text(block.text)}]({md_destination(block.items[0])})")
     return "\n\n".join(out) + "\n"
 
 
@@ -114,11 +116,12 @@ _CSS = (
 
 
 def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    """One table row of cells already escaped."""
+    return "| " + " | ".join(cells) + " |"
 
 
 def _md_cell(cell: object) -> str:
-    return f"[{cell.text}]({cell.href})" if isinstance(cell, Link) else str(cell)
+    return md_link(cell.text, cell.href) if isinstance(cell, Link) else md_text(cell)
 
 
 def _html_cell(cell: object) -> str:

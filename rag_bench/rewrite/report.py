@@ -24,6 +24,7 @@ from hydra.experimental.callback import Callback
 
 from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import DataError, RagBenchError
+from rag_bench.core.markdown import md_text
 from rag_bench.run_folder.read import RunFolder
 from rag_bench.run_folder.runs import Run, common_questions, load_run, metric_values
 from rag_bench.score.names import parse_metric
@@ -172,13 +173,14 @@ def markdown(results: Sequence[tuple[Path, list[Row]]], alpha: float = 0.05) -> 
     )
     for reference, rows in results:
         for metric in dict.fromkeys(r.metric for r in rows):
-            lines += ["", f"## {metric} (reference: {reference})", ""]
+            lines += ["", f"## {metric} (reference: {md_text(reference)})", ""]
             lines.append(f"| {' | '.join(COLUMNS)} |")
             lines.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|")
             for r in (r for r in rows if r.metric == metric):
                 mark = " *" if r.p_holm < alpha else ""
                 lines.append(
-                    f"| {r.category} | {r.variants} | {r.n} | {r.original:.3f} | {r.with_variants:.3f} | "
+                    f"| {md_text(r.category)} | {md_text(r.variants)} | {r.n} | "
+                    f"{r.original:.3f} | {r.with_variants:.3f} | "
                     f"{r.delta:+.3f} | [{r.ci_low:+.3f}, {r.ci_high:+.3f}] | {r.wins} | {r.losses} | "
                     f"{r.p_holm:.3f}{mark} |"
                 )

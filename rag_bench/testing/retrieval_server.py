@@ -5,8 +5,10 @@ It answers ``POST`` ``{"id", "question", "k"}`` with ``{"results": answers[id][:
 request body (which sees a question's ``"filter"`` when rag-bench sends one; a mapping ignores
 it). Every request is recorded. Faults are queued with ``inject``, each used by one request:
 "429" (with Retry-After), "500", "reset" (the connection is dropped with a TCP RST),
-"slow" (the answer waits ``delay_s``), "malformed" (200 with a body that is not JSON) or
-"shape" (200 with JSON that has no results list). ``delay_s`` on the server slows every request.
+"slow" (the answer waits ``delay_s``), "malformed" (200 with a body that is not JSON),
+"shape" (200 with JSON that has no results list) or "redirect" (``status``, 302 by default, to
+``location``). ``delay_s`` on the server slows every request. A GET (what a 302 turns a POST
+into) is recorded, with its Authorization header, and answered 405.
 
     with FakeRetrievalServer({"q1": [{"doc_id": "a.md", "start": 0, "end": 80}]}) as server:
         server.inject("429", times=2, retry_after="0")
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from rag_bench.testing.in_flight import CountsInFlight
 
-KINDS = ("429", "500", "reset", "slow", "malformed", "shape")
+KINDS = ("429", "500", "reset", "slow", "malformed", "shape", "redirect")
 Answers = Mapping[str, list] | Callable[[dict], list]
 
 
@@ -41,6 +43,8 @@ class Fault:
     kind: str  # one of KINDS
     retry_after: str | None = None  # the Retry-After header of a 429
     delay_s: float = 1.0  # how long "slow" waits
+    location: str | None = None  # where "redirect" points
+    status: int = 302  # the status of a "redirect"
 
 
 @dataclass
@@ -49,7 +53,8 @@ class Received:
 
     body: dict
     authorization: str | None
-    outcome: str  # "200", "400", "404", or the fault's kind
+    method: str = "POST"
+    outcome: str = "200"  # "200", "400", "404", "405" (a GET), or the fault's kind
     at: float = field(default_factory=time.monotonic)
 
     @property
@@ -87,12 +92,12 @@ class FakeRetrievalServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def inject(self, kind: str, times: int = 1, retry_after: str | None = None, delay_s: float = 1.0) -> None:
-        """Queue a fault for the next ``times`` requests."""
+    def inject(self, kind: str, times: int = 1, **fault) -> None:
+        """Queue a fault for the next ``times`` requests; ``fault`` sets the other fields of ``Fault``."""
         if kind not in KINDS:
             raise ValueError(f"fault kind {kind!r} is not one of {KINDS}")
         with self._lock:
-            self._faults.extend([Fault(kind, retry_after, delay_s)] * times)
+            self._faults.extend([Fault(kind, **fault)] * times)
 
     def received(self, outcome: str | None = None) -> list[Received]:
         with self._lock:
@@ -144,13 +149,21 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
         finally:
             self.answering()  # a request that ended without an answer
 
+    def do_GET(self) -> None:
+        self.arrived()
+        try:
+            self.server.fake._record(Received({}, self.headers.get("Authorization"), "GET", "405"))
+            self._send(405, json.dumps({"detail": "POST questions here"}).encode())
+        finally:
+            self.answering()
+
     def _serve(self, fake: FakeRetrievalServer) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = {}
-        received = Received(body if isinstance(body, dict) else {}, self.headers.get("Authorization"), "200")
+        received = Received(body if isinstance(body, dict) else {}, self.headers.get("Authorization"))
         fake._record(received)
         if fake.delay_s:
             fake.wait(fake.delay_s)
@@ -179,6 +192,8 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
             return self._send(200, b"<html>upstream error</html>", content_type="text/html")
         if fault.kind == "shape":
             return self._send(200, json.dumps({"hits": []}).encode())
+        if fault.kind == "redirect":
+            return self._send(fault.status, b"{}", {"Location": fault.location or "/"})
         headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
         detail = {"429": "Rate limit exceeded", "500": "Internal error"}[fault.kind]
         self._send(int(fault.kind), json.dumps({"detail": detail}).encode(), headers)

@@ -7,6 +7,8 @@ from rag_bench.generate.outputs import COLUMNS, write_generation
 from rag_bench.generate.run import check_generation
 from rag_bench.generate.settings import GenerateConfig
 
+from .conftest import TOP_CHUNKS
+
 
 @pytest.fixture
 def written(tiny_run, tmp_path):
@@ -58,3 +60,20 @@ def test_markdown_report(written):
     assert "| all | 3 | 2 | 1 | 0 | 0 |" in text
     assert "| q2 | retrieval | evidence not retrieved; refused |" in text
     assert "| pass_rate | 0.667 |" in text
+
+
+def test_markdown_escapes_dataset_text(tmp_path, tiny_dataset, run_writer):
+    """A question id or category holding HTML shows as text in generation.md (rag_bench.core.markdown)."""
+    hostile = {"q2": "<b>q2</b>"}
+    rows = [json.loads(line) for line in (tiny_dataset / "questions.jsonl").read_text().splitlines()]
+    rows = [
+        {**r, "id": hostile.get(r["id"], r["id"]), "category": r["category"].replace("fact", "<i>f</i>")} for r in rows
+    ]
+    (tiny_dataset / "questions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    top = {hostile.get(q, q): ids for q, ids in TOP_CHUNKS.items()}
+    result = check_generation(run_writer(tmp_path / "run", tiny_dataset, top), GenerateConfig(cache_dir=str(tmp_path)))
+    write_generation(result, tmp_path / "out")
+    text = (tmp_path / "out" / "generation.md").read_text()
+    assert "| &lt;b>q2&lt;/b> | retrieval | evidence not retrieved; refused |" in text
+    assert "| &lt;i>f&lt;/i> | 2 | 1 | 1 | 0 | 0 |" in text
+    assert "<b>" not in text and "<i>" not in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 from pathlib import Path
 
@@ -114,3 +115,16 @@ def client(server) -> Client:
 def client_for():
     """client_for(server) -> a Client of that server."""
     return Client
+
+
+def raw_exchange(server: LabelServer, data: bytes) -> tuple[int, dict, dict]:
+    """Send ``data`` as it is over a fresh socket (for requests a client library refuses to send), close our
+    sending side, and read the one answer: (status, JSON answer, headers with lower-case names)."""
+    with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as sock:
+        sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)  # end of the body, for a server that reads to EOF
+        response = http.client.HTTPResponse(sock)
+        response.begin()
+        body = response.read()
+        headers = {k.lower(): v for k, v in response.getheaders()}
+    return response.status, json.loads(body), headers

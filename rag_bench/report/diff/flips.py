@@ -16,6 +16,7 @@ The model (JSON-serialisable):
 from __future__ import annotations
 
 from rag_bench.core.errors import DataError
+from rag_bench.core.markdown import md_code, md_link, md_text
 from rag_bench.score.failures import HIT
 
 SHOW_IDS = 5  # question ids named in a mismatch message
@@ -105,10 +106,10 @@ def diff_markdown(view: dict, page: str | None = None) -> str:
     before, after = view["runs"]
     counts = view["counts"]
     lines = [
-        f"## Flipped questions at k = {view['report_k']}: {before} -> {after}",
+        f"## Flipped questions at k = {view['report_k']}: {md_text(before)} -> {md_text(after)}",
         "",
         f"{counts['lost']} lost (hit -> miss), {counts['gained']} gained (miss -> hit), "
-        f"of {view['n_questions']} questions." + (f" Side by side: [{page}]({page})" if page else ""),
+        f"of {view['n_questions']} questions." + (f" Side by side: {md_link(page, page)}" if page else ""),
     ]
     for flip in view["flips"]:
         lines += ["", _flip_markdown(flip, view["report_k"])]
@@ -119,15 +120,16 @@ def _flip_markdown(flip: dict, k: int) -> str:
     old, new = flip["before"], flip["after"]
     change = "lost" if flip["lost"] else "gained"
     lines = [
-        f"### {change}: {flip['id']}: {_cell(flip['text'])}",
+        f"### {change}: {md_text(flip['id'])}: {md_text(flip['text'])}",
         "",
         f"class {old['failure']} -> {new['failure']}; first hit at rank {_rank(old['first_hit'])} -> "
-        f"{_rank(new['first_hit'])}" + (f"; category {flip['category']}" if flip["category"] else ""),
+        f"{_rank(new['first_hit'])}" + (f"; category {md_text(flip['category'])}" if flip["category"] else ""),
     ]
     for span in flip["evidence"]:
-        lines.append(f"> evidence {span['doc']} [{span['start']}, {span['end']}): {_cell(_short(span['text']))}")
+        where = f"{md_text(span['doc'])} [{span['start']}, {span['end']})"
+        lines.append(f"> evidence {where}: {md_text(_short(span['text']))}")
     if flip["relevant"]:
-        lines.append(f"> relevant documents: {', '.join(flip['relevant'])}")
+        lines.append(f"> relevant documents: {md_text(', '.join(flip['relevant']))}")
     lines += ["", "| rank | before | after |", "|---|---|---|"]
     for i in range(min(k, MARKDOWN_CHUNKS, max(len(old["top"]), len(new["top"])))):
         lines.append(f"| {i + 1} | {_chunk_cell(old['top'], i)} | {_chunk_cell(new['top'], i)} |")
@@ -139,17 +141,12 @@ def _chunk_cell(top: list[dict], i: int) -> str:
         return ""
     chunk = top[i]
     mark = "**hit** " if chunk["hit"] else ""
-    return f"{mark}`{chunk['id']}` {_cell(_short(chunk['text']))}"
+    return f"{mark}{md_code(chunk['id'])} {md_text(_short(chunk['text']))}"
 
 
 def _short(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= EXCERPT else flat[: EXCERPT - 3] + "..."
-
-
-def _cell(text: str) -> str:
-    """Text safe in a Markdown table cell: no pipes, newlines or HTML tags."""
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
 
 
 def _rank(rank: int | None) -> str:

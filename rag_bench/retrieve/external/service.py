@@ -6,6 +6,7 @@ With ``retrieval.filter_mode=pre`` a question's metadata filter goes along as ``
 question's filter object, keys sorted), for the service to apply; ``leak@k`` says what got through.
 Questions go out ``concurrency`` at a time; a 429, a 5xx, a timeout or a dropped connection is
 retried with backoff (``rag_bench.remote.retry``: Retry-After wins), anything else fails at once.
+A redirect to another origin fails at once, before the question or the bearer token goes there.
 Each answer is checked, then cached by (url, question id, question text, depth, filter sent) unless
 ``retrieval.cache=false``, so a rerun, a sweep over ks or a run killed half way costs no request
 for the questions already answered. ``stats.retrieval.http`` holds the requests, retries, answers
@@ -31,6 +32,7 @@ import numpy as np
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.core.progress import progress
+from rag_bench.remote.redirects import same_origin_opener
 from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
 from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage
@@ -92,6 +94,7 @@ class HttpRetriever:
                 raise ConfigError(f"retrieval.token_env names {cfg.token_env}, which is not set; export it first")
             self.headers["Authorization"] = f"Bearer {token}"
         self.usage = Usage("http")
+        self._opener = same_origin_opener("retrieval.url")  # the token never follows a redirect elsewhere
         self._lock = threading.Lock()
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
@@ -150,7 +153,7 @@ class HttpRetriever:
         """The answer's bytes and the seconds it took."""
         request = urllib.request.Request(self.cfg.url, data=body, headers=self.headers, method="POST")
         start = time.perf_counter()
-        with urllib.request.urlopen(request, timeout=self.cfg.timeout_s) as response:
+        with self._opener.open(request, timeout=self.cfg.timeout_s) as response:
             raw = response.read()
         return raw, time.perf_counter() - start
 
