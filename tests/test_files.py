@@ -135,6 +135,20 @@ def test_a_symlink_is_written_through_to_its_target(tmp_path, write):
     assert leftovers(tmp_path / "shared") == leftovers(tmp_path / "data") == leftovers(tmp_path) == []
 
 
+def test_a_link_planted_in_the_cache_is_replaced_not_followed(tmp_path):
+    from rag_bench.core.cache import DiskCache
+
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"mine\n")
+    cache = DiskCache(tmp_path / "cache")
+    entry = cache.path("runs", "ab" * 32)
+    entry.parent.mkdir(parents=True)
+    entry.symlink_to(victim)  # another user of a shared cache aims an entry at someone's file
+    cache.put("runs", "ab" * 32, b"payload")
+    assert victim.read_bytes() == b"mine\n"
+    assert not entry.is_symlink() and cache.get("runs", "ab" * 32) == b"payload"
+
+
 def test_check_writable_names_the_file_when_a_file_blocks_its_folder(tmp_path):
     (tmp_path / "plain").write_text("a file")
     with pytest.raises(FileExistsError) as caught:  # mkdir finds a file where the folder belongs

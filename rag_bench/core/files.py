@@ -6,7 +6,9 @@ goes through this module. A file is written to a temporary file in the same fold
 with ``os.replace``, so readers see the old file or the new one, never a torn one; a full disk,
 a read-only folder or Ctrl-C leaves the previous file byte-identical. A replaced file keeps its
 permission bits; a new one gets the umask's. A destination that is a symbolic link is written
-through: its target is replaced (in the target's folder) and the link stays a link.
+through: its target is replaced (in the target's folder) and the link stays a link (a user's
+questions.jsonl linked from elsewhere). The cache passes ``follow_links=False``: a link among its
+entries is replaced, never followed, so a link planted in a shared cache cannot aim a write elsewhere.
 
 A failure is re-raised as an ``OSError`` whose ``filename`` is the destination (not the temporary
 file, and also for a failed ``write`` that names no file), and ``os_error_line`` turns it into the
@@ -25,10 +27,10 @@ from typing import BinaryIO
 TEMP_PREFIX = ".tmp-"  # temporary files start with this (cache listings skip them)
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> Path:
     """Create or replace ``path`` whole or not at all: ``write`` fills a temporary file, then it is renamed."""
     path = Path(path)
-    return write_via(path, lambda tmp: _fill(tmp, write))
+    return write_via(path, lambda tmp: _fill(tmp, write), follow_links)
 
 
 def write_text(path: str | Path, text: str) -> Path:
@@ -42,12 +44,12 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     return write_atomic(path, lambda handle: handle.write(data))
 
 
-def write_via(path: str | Path, fill: Callable[[Path], object]) -> Path:
+def write_via(path: str | Path, fill: Callable[[Path], object], follow_links: bool = True) -> Path:
     """Atomically create ``path`` from ``fill(tmp)``, which writes a temporary path (for writers that want a
     file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix."""
     path = Path(path)
     try:
-        target = through_links(path)
+        target = through_links(path) if follow_links else path
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_path(target)
         try:

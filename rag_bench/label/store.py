@@ -25,8 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import DataError
+from rag_bench.core.files import write_atomic
 from rag_bench.core.types import Document, Question
 from rag_bench.data.jsonl import BOM, parse_line
 from rag_bench.data.questions import QUESTION_FIELDS, parse_question
@@ -200,7 +200,7 @@ class QuestionStore:
 
         if self.read().version != snap.version:  # an editor that takes no lock: the window is the rename itself
             raise StaleVersion(self.path, self.read().version)
-        atomic_write(self.path, fill)
+        write_atomic(self.path, fill)
         return hashlib.sha256(data).hexdigest()
 
 
