@@ -114,6 +114,42 @@ def test_write_together_changes_nothing_when_a_later_file_fails(tmp_path, monkey
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("write", ["write_text", "write_together"])
+def test_a_symlink_is_written_through_to_its_target(tmp_path, write):
+    (tmp_path / "shared").mkdir()
+    target = tmp_path / "shared" / "questions.jsonl"
+    target.write_bytes(b"old\n")
+    target.chmod(0o640)
+    (tmp_path / "data").mkdir()
+    link = tmp_path / "data" / "questions.jsonl"
+    link.symlink_to(target)
+    hop = tmp_path / "hop.jsonl"  # a link to the link: the chain is followed to its end
+    hop.symlink_to(link)
+    if write == "write_text":
+        files.write_text(hop, "new\n")
+    else:
+        files.write_together({hop: b"new\n"})
+    assert hop.is_symlink() and link.is_symlink()  # both links stay links
+    assert os.readlink(link) == str(target)
+    assert target.read_bytes() == b"new\n"
+    assert target.stat().st_mode & 0o777 == 0o640  # the target's mode kept
+    assert leftovers(tmp_path / "shared") == leftovers(tmp_path / "data") == leftovers(tmp_path) == []
+
+
+def test_a_link_planted_in_the_cache_is_replaced_not_followed(tmp_path):
+    from rag_bench.core.cache import DiskCache
+
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"mine\n")
+    cache = DiskCache(tmp_path / "cache")
+    entry = cache.path("runs", "ab" * 32)
+    entry.parent.mkdir(parents=True)
+    entry.symlink_to(victim)  # another user of a shared cache aims an entry at someone's file
+    cache.put("runs", "ab" * 32, b"payload")
+    assert victim.read_bytes() == b"mine\n"
+    assert not entry.is_symlink() and cache.get("runs", "ab" * 32) == b"payload"
+
+
 def test_check_writable_names_the_file_when_a_file_blocks_its_folder(tmp_path):
     (tmp_path / "plain").write_text("a file")
     with pytest.raises(FileExistsError) as caught:  # mkdir finds a file where the folder belongs

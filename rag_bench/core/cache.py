@@ -78,9 +78,9 @@ def code_version() -> str:
     return source_digest(Path(__file__).parents[1])
 
 
-def atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+def atomic_write(path: Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> None:
     """Create ``path`` whole or not at all (``rag_bench.core.files.write_atomic``, kept here for its callers)."""
-    write_atomic(path, write)
+    write_atomic(path, write, follow_links)
 
 
 class DiskCache:
@@ -105,7 +105,7 @@ class DiskCache:
     def put(self, namespace: str, key: str, payload: bytes) -> None:
         """Store ``payload`` under ``key`` atomically (write a temporary file, then rename)."""
         blob = MAGIC + hashlib.sha256(payload).digest() + payload
-        atomic_write(self.path(namespace, key), lambda handle: handle.write(blob))
+        write_atomic(self.path(namespace, key), lambda handle: handle.write(blob), follow_links=False)
 
     def keys(self, namespace: str) -> list[str]:
         """The keys stored in a namespace (entries being written are not listed)."""

@@ -5,7 +5,10 @@ goes through this module. A file is written to a temporary file in the same fold
 (``.tmp-<name>-<random><suffix>``), flushed and fsynced, then renamed over the destination
 with ``os.replace``, so readers see the old file or the new one, never a torn one; a full disk,
 a read-only folder or Ctrl-C leaves the previous file byte-identical. A replaced file keeps its
-permission bits; a new one gets the umask's.
+permission bits; a new one gets the umask's. A destination that is a symbolic link is written
+through: its target is replaced (in the target's folder) and the link stays a link (a user's
+questions.jsonl linked from elsewhere). The cache passes ``follow_links=False``: a link among its
+entries is replaced, never followed, so a link planted in a shared cache cannot aim a write elsewhere.
 
 A failure is re-raised as an ``OSError`` whose ``filename`` is the destination (not the temporary
 file, and also for a failed ``write`` that names no file), and ``os_error_line`` turns it into the
@@ -24,10 +27,10 @@ from typing import BinaryIO
 TEMP_PREFIX = ".tmp-"  # temporary files start with this (cache listings skip them)
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], object]) -> Path:
+def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> Path:
     """Create or replace ``path`` whole or not at all: ``write`` fills a temporary file, then it is renamed."""
     path = Path(path)
-    return write_via(path, lambda tmp: _fill(tmp, write))
+    return write_via(path, lambda tmp: _fill(tmp, write), follow_links)
 
 
 def write_text(path: str | Path, text: str) -> Path:
@@ -41,17 +44,18 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     return write_atomic(path, lambda handle: handle.write(data))
 
 
-def write_via(path: str | Path, fill: Callable[[Path], object]) -> Path:
+def write_via(path: str | Path, fill: Callable[[Path], object], follow_links: bool = True) -> Path:
     """Atomically create ``path`` from ``fill(tmp)``, which writes a temporary path (for writers that want a
     file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _temp_path(path)
+        target = through_links(path) if follow_links else path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _temp_path(target)
         try:
             fill(tmp)
-            _sync(tmp, _mode(path))
-            os.replace(tmp, path)
+            _sync(tmp, _mode(target))
+            os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
@@ -71,13 +75,14 @@ def write_together(files: Mapping[Path, bytes]) -> list[Path]:
     try:
         for path, data in files.items():
             current = Path(path)
-            current.parent.mkdir(parents=True, exist_ok=True)
-            tmp = _temp_path(current)
+            target = through_links(current)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = _temp_path(target)
             staged.append((tmp, current))
             _fill(tmp, lambda handle, data=data: handle.write(data))
-            _sync(tmp, _mode(current))
+            _sync(tmp, _mode(target))
         for tmp, current in staged:
-            os.replace(tmp, current)
+            os.replace(tmp, through_links(current))
     except OSError as exc:
         raise naming(exc, current) from exc
     finally:
@@ -91,13 +96,20 @@ def check_writable(path: str | Path) -> Path:
     a probe file is written and removed); an OSError naming ``path`` otherwise."""
     path = Path(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        probe = _temp_path(path)
+        target = through_links(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        probe = _temp_path(target)
         _fill(probe, lambda handle: None)
         probe.unlink()
     except OSError as exc:
         raise naming(exc, path) from exc
     return path
+
+
+def through_links(path: Path) -> Path:
+    """The file that writing ``path`` changes: the final target of a symbolic link (which may not exist
+    yet), else ``path`` itself."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
 def naming(exc: OSError, path: Path | None) -> OSError:

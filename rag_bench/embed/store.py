@@ -160,7 +160,7 @@ class VectorStore:
                 yield unpack(payload)[1], positions, rows
 
         try:
-            atomic_write(path, lambda handle: write_matrix(handle, len(keys), blocks()))
+            atomic_write(path, lambda handle: write_matrix(handle, len(keys), blocks()), follow_links=False)
         except _BatchGone:
             self._reindex()
             return None

@@ -16,6 +16,8 @@ import pandas as pd
 from rag_bench.core.files import write_atomic
 from rag_bench.run_folder.explain import Explanation
 
+NAMES = ("per_question.csv", "per_question.parquet")  # the files ``write_per_question`` writes
+
 LIST_COLUMNS = ("top_chunks", "ranked_chunks")  # lists: JSON text in the CSV, lists in the Parquet file
 
 
@@ -38,7 +40,7 @@ def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
     """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
     table = per_question_table(result, explanation)
-    csv, parquet = out_dir / "per_question.csv", out_dir / "per_question.parquet"
+    csv, parquet = (out_dir / name for name in NAMES)
     as_text = table.copy()
     for column in LIST_COLUMNS:
         as_text[column] = as_text[column].map(_json_list)

@@ -11,7 +11,8 @@ Such a run's output files are kept in the cache, namespace ``runs``, under
 and a later run with the same key writes them into its own folder instead of running the pipeline.
 They are byte for byte what running it again would write (every output is a function of the key),
 except metrics.json's ``stats``, which tell what this run did: nothing embedded, no vector read,
-no API call, ``reused: {"run": true}`` and its own seconds. What the stats say of the configuration
+no API call, ``reused: {"run": true}`` and its own seconds. An earlier run's files that these are not
+are removed first (``manifest.py``). What the stats say of the configuration
 itself (chunks, index size, ``work``) is kept. A changed setting, dataset file or line of rag-bench
 gives another key, so a stale result is never served; a damaged entry fails its checksum and the
 run is computed again.
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from rag_bench.core.cache import DiskCache, code_version, digest
 from rag_bench.core.files import write_bytes, write_text
+from rag_bench.run_folder.manifest import clear_earlier
 
 NAMESPACE = "runs"
 METRICS = "metrics.json"
@@ -51,8 +53,8 @@ def serve(cache: DiskCache, key: str, out_dir: Path) -> dict | None:
     files = cache.get_files(NAMESPACE, key)
     if files is None or METRICS not in files:
         return None
+    clear_earlier(out_dir, files)  # as write_folder: no old metrics, and no earlier run's files, beside these
     payload = json.loads(files.pop(METRICS))
-    (out_dir / METRICS).unlink(missing_ok=True)  # as write_outputs: no old metrics beside new files
     for name, data in files.items():
         write_bytes(out_dir / name, data)
     payload["stats"] = served_stats(payload["stats"], time.perf_counter() - start)

@@ -1,5 +1,5 @@
 """Write one run's folder: resolved config, the report's pages, per_question.csv/.parquet, run.trec (and
-run_documents.trec), metrics.json last."""
+run_documents.trec), the index's log, metrics.json last (listing them); an earlier run's other files go."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
 from rag_bench.pipeline.run import RunResult
 from rag_bench.run_folder.explain import Explanation
+from rag_bench.run_folder.manifest import KEY as FILES
+from rag_bench.run_folder.manifest import METRICS, clear_earlier
+from rag_bench.run_folder.per_question import NAMES as PER_QUESTION
 from rag_bench.run_folder.per_question import write_per_question
 
 
@@ -35,9 +38,13 @@ def write_folder(
     pages the report made of it (``report.html``). ``fingerprint`` (``fingerprint.py``) is recorded with
     the metrics: what the numbers depend on.
     """
-    # metrics.json marks a finished run: drop an earlier run's before replacing its other files, so a
-    # write that fails midway never leaves old metrics beside new files (a resumed sweep would keep them)
-    (out_dir / "metrics.json").unlink(missing_ok=True)
+    documents = result.evaluation.documents is not None
+    names = ["config.yaml", *pages, *PER_QUESTION, "run.trec", *(["run_documents.trec"] * documents)]
+    names += [*result.files, METRICS]
+    # metrics.json marks a finished run: drop an earlier run's, and its files this run does not write,
+    # before writing any, so a write that fails midway never leaves old metrics beside new files (a
+    # resumed sweep would keep them) and a finished one leaves one run's files (manifest.py)
+    clear_earlier(out_dir, names)
     text = config_text if config_text is not None else config_yaml(result.config)
     written = [write_text(out_dir / "config.yaml", text)]
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
@@ -45,15 +52,16 @@ def write_folder(
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
     payload["code"] = code_version()  # the rag-bench source that computed these numbers
+    payload[FILES] = names
     written += [write_text(out_dir / name, page) for name, page in pages.items()]
     written += write_per_question(result, explanation, out_dir)  # per_question.csv and .parquet
     written.append(write_trec(result, out_dir / "run.trec"))
-    if result.evaluation.documents is not None:
+    if documents:
         written.append(write_document_trec(result, out_dir / "run_documents.trec"))
     for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
         written.append(write_text(out_dir / name, text))
     # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
-    written.append(write_text(out_dir / "metrics.json", json.dumps(payload, indent=2) + "\n"))
+    written.append(write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n"))
     return payload, written
 
 

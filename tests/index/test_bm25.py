@@ -42,11 +42,12 @@ CORPUS = [
 
 
 def _oracle_search(docs, queries, depth, k1=1.5, b=0.75, epsilon=0.25):
-    """rank-bm25 scores of every doc, top-k over the docs sharing a term with the query."""
+    """rank-bm25 scores of every doc, top-k over the docs sharing a term with the query (as wide as the
+    depth, or the corpus when that is smaller)."""
     ref = BM25Okapi(docs, k1=k1, b=b, epsilon=epsilon)
     scores = np.array([ref.get_scores(q) for q in queries]).reshape(len(queries), len(docs))
     valid = np.array([[bool(set(q) & set(d)) for d in docs] for q in queries]).reshape(scores.shape)
-    return top_k(scores, depth, valid)
+    return top_k(scores, min(depth, len(docs)), valid)
 
 
 def test_scores_hand_worked():
@@ -176,10 +177,22 @@ def test_empty_corpus_and_empty_docs(path):
     blank = BM25Index.build([[], []])
     assert blank.scores(["a"]).tolist() == [0.0, 0.0]
     with search_path(path):
-        assert empty.search([["a"]], 3)[0].tolist() == [[-1, -1, -1]]
+        assert empty.search([["a"]], 3)[0].shape == (1, 0)  # no document to return: no column
         assert blank.search([["a"]], 2)[0].tolist() == [[-1, -1]]
     some_blank = BM25Index.build([[], ["a"], []])
     assert np.array_equal(some_blank.scores(["a"]), BM25Okapi([[], ["a"], []]).get_scores(["a"]))
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_depth_beyond_the_corpus_is_capped_at_its_size(path):
+    index = BM25Index.build(CORPUS)  # 4 documents
+    with search_path(path):
+        indices, values = index.search([["cat"], ["dog", "end"]], 10**12)  # 8 TB per query if not capped
+        same = index.search([["cat"], ["dog", "end"]], 4)
+    assert indices.shape == values.shape == (2, 4)
+    # cat and dog: df = N/2, idf 0, so their documents tie at 0 and come in index order; end: doc 3 only
+    assert indices.tolist() == [[0, 2, -1, -1], [3, 1, 2, -1]]
+    assert np.array_equal(indices, same[0]) and np.array_equal(values, same[1])
 
 
 @pytest.mark.parametrize("path", PATHS)

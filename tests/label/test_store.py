@@ -78,3 +78,36 @@ def test_a_stale_version_writes_nothing(dataset):
 )
 def test_next_id_follows_the_files_pattern(ids, expected):
     assert next_id(ids) == expected
+
+
+def test_each_line_keeps_its_own_line_end_in_a_file_that_mixes_lf_and_crlf(dataset):
+    path = dataset / "questions.jsonl"
+    one, two, three = (json.dumps({"id": f"m{i}", "question": f"{i}?"}).encode() for i in (1, 2, 3))
+    path.write_bytes(one + b"\n" + two + b"\r\n" + three)  # LF, CRLF, and a last line with no end
+    store = store_of(dataset)
+    _, version = store.update("m1", {"question": "Eins?"}, store.read().version)
+    eins = b'{"id": "m1", "question": "Eins?"}'
+    assert path.read_bytes() == eins + b"\n" + two + b"\r\n" + three  # the CR of line 2 kept, line 3 as it was
+    _, version = store.update("m3", {"question": "Drei?"}, version)
+    drei = b'{"id": "m3", "question": "Drei?"}'
+    assert path.read_bytes() == eins + b"\n" + two + b"\r\n" + drei  # the changed last line keeps "no end"
+    version = store.create({"id": "m4", "question": "Vier?"}, version)[1]
+    vier = b'{"id": "m4", "question": "Vier?"}'
+    # a new line ends like the first line (LF); the line before it gets that end too, else they would join
+    assert path.read_bytes() == eins + b"\n" + two + b"\r\n" + drei + b"\n" + vier + b"\n"
+    store.delete("m1", version)
+    assert path.read_bytes() == two + b"\r\n" + drei + b"\n" + vier + b"\n"
+
+
+def test_a_symlinked_questions_file_stays_a_link_and_its_target_changes(dataset, tmp_path):
+    target = tmp_path / "elsewhere" / "questions.jsonl"
+    target.parent.mkdir()
+    path = dataset / "questions.jsonl"
+    target.write_bytes(b'{"id": "s1", "question": "Linked?"}\r\n')
+    path.unlink()
+    path.symlink_to(target)
+    store = store_of(dataset)
+    store.update("s1", {"question": "Still linked?"}, store.read().version)
+    assert path.is_symlink() and os.readlink(path) == str(target)
+    assert target.read_bytes() == b'{"id": "s1", "question": "Still linked?"}\r\n'
+    assert [p.name for p in target.parent.iterdir()] == ["questions.jsonl"]  # no temporary file left

@@ -178,18 +178,20 @@ class BM25Index:
     def search(self, queries: Sequence[Sequence[str]], depth: int) -> tuple[np.ndarray, np.ndarray]:
         """Top ``depth`` documents per query that contain a query term: (indices, scores).
 
-        Both (n_queries, depth); score descending, then doc index ascending; rows padded
-        with -1 / -inf. Each query touches only its terms' postings.
+        Both (n_queries, min(depth, n_docs)): no query finds more documents than the index holds, so a
+        depth beyond the corpus (``retrieval.depth=2000000000``) sizes no array by it. Score descending,
+        then doc index ascending; rows padded with -1 / -inf. Each query touches only its terms' postings.
         """
         if isinstance(depth, bool) or not isinstance(depth, int | np.integer) or depth < 0:
             raise ConfigError(f"retrieval.depth ({depth!r}) must be an integer >= 0")
         if isinstance(queries, str):
             raise TypeError("queries must be a sequence of tokenized queries, not a string")
+        width = min(int(depth), self.n_docs)
         per_query = [self._term_ids(query) for query in queries]
         if compiled.LOOPS is not None:  # the C kernel: every query in one call
-            return compiled.search(self.indptr, self.doc_ids, self.weights, per_query, self.n_docs, depth)
-        indices = np.full((len(queries), depth), -1, dtype=np.int64)  # (n_queries, depth)
-        values = np.full((len(queries), depth), -np.inf, dtype=np.float64)  # (n_queries, depth)
+            return compiled.search(self.indptr, self.doc_ids, self.weights, per_query, self.n_docs, width)
+        indices = np.full((len(queries), width), -1, dtype=np.int64)  # (n_queries, width)
+        values = np.full((len(queries), width), -np.inf, dtype=np.float64)  # (n_queries, width)
         index = (self.indptr, self.doc_ids, self.weights, self._positive_terms())
         bm25_numpy.search_batch(*index, per_query, self.n_docs, indices, values)
         return indices, values

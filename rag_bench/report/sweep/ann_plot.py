@@ -39,7 +39,8 @@ def ann_tuning_plot(data: PlotData) -> Figure | None:
             knob = _knob(row)
             if knob:
                 ax.annotate(knob, (row[LATENCY], row[metric]), fontsize=7, xytext=(3, 3), textcoords="offset points")
-    for key, part in exact.groupby([exact[c].astype(str) for c in series]) if series else [("exact", exact)]:
+    references = exact.groupby([exact[c].astype(str) for c in series]) if series else [("exact", exact)]
+    for key, part in references if len(exact) else []:  # a sweep without exact search has no reference line
         quality, latency = float(part[metric].mean()), float(np.median(part[LATENCY]))
         line = ax.axhline(quality, linestyle="--", linewidth=1, color="black", alpha=0.6)
         ax.plot([latency], [quality], "s", color=line.get_color(), label=f"exact {_name(key)}".strip())

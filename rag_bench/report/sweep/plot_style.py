@@ -14,6 +14,9 @@ MAX_LINES = 8  # curves per plot; the configurations with the highest metric are
 SIZE = (8.5, 5.0)  # inches
 DPI = 120
 MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*")  # one per line, so lines that cross stay apart in grey print
+# labels are plain text, never mathtext: "$" in a dataset name or swept value ("a$$b") is drawn as written,
+# where mathtext would read it as a formula (and fail on "$$")
+PLAIN_TEXT = {"text.parse_math": False}
 
 
 def figure(size: tuple[float, float] = SIZE, columns: int = 1) -> tuple[Figure, list[Axes]]:

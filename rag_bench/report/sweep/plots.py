@@ -20,18 +20,29 @@ from rag_bench.report.sweep.ann_plot import ann_tuning_plot
 from rag_bench.report.sweep.cost_plot import cost_plot
 from rag_bench.report.sweep.curve_plot import curve_plot
 from rag_bench.report.sweep.plot_data import PlotData
-from rag_bench.report.sweep.plot_style import DPI, MARKERS, MAX_LINES, byte_unit, figure, legend, point_label
+from rag_bench.report.sweep.plot_style import (
+    DPI,
+    MARKERS,
+    MAX_LINES,
+    PLAIN_TEXT,
+    byte_unit,
+    figure,
+    legend,
+    point_label,
+)
 
 
 def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
     """Write each plot the sweep has data for into ``out_dir``; return their paths.
 
     Drawn in matplotlib's default style, whatever a matplotlibrc says: an image is a function of
-    the data, this code and matplotlib's version (``kept.py`` keeps it under those).
+    the data, this code and matplotlib's version (``kept.py`` keeps it under those). Every text is
+    plain (``PLAIN_TEXT``): a swept value, dataset name or title with ``$`` in it is drawn as written.
     """
     written = []
     with matplotlib.rc_context():
         matplotlib.rcdefaults()  # the backend (Agg, plot_style.py) is left as it is
+        matplotlib.rcParams.update(PLAIN_TEXT)
         for name, draw in PLOTS.items():
             drawn = draw(data)
             if drawn is None:

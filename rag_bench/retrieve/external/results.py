@@ -177,12 +177,27 @@ def _first_free(doc: Document, text: str, match: Match, taken: set[str]) -> Matc
 
 
 def _score(result: dict, where: Where, at: str) -> float | None:
+    """The result's score as a float; a DataError for anything but a number that a float holds (not bool,
+    NaN, infinity, or an integer beyond the float range such as 10**400)."""
     score = result.get("score")
     if score is None:
         return None
-    if not isinstance(score, int | float) or isinstance(score, bool) or not math.isfinite(score):
-        raise where.error(f"must be a finite number, got {score!r}", "send a number, or leave score out", f"{at}.score")
-    return float(score)
+    value = float(score) if isinstance(score, float) else _as_float(score)
+    if value is None or not math.isfinite(value):
+        big = isinstance(score, int) and not isinstance(score, bool) and value is None
+        shown = f"an integer of {len(str(abs(score)))} digits, beyond the float range" if big else repr(score)
+        raise where.error(f"must be a finite number, got {shown}", "send a number, or leave score out", f"{at}.score")
+    return value
+
+
+def _as_float(score: object) -> float | None:
+    """An integer's float value (None for a bool, a non-number, or an integer too large for a float)."""
+    if not isinstance(score, int) or isinstance(score, bool):
+        return None
+    try:
+        return float(score)
+    except OverflowError:
+        return None
 
 
 def check_scores(ranked: Sequence[Ranked], where: Where) -> None:
