@@ -106,3 +106,89 @@ def test_size_finder_counts_lines(tmp_path):
 def test_no_module_exceeds_the_size_limit():
     too_long = {path: n for path, n in oversized(PACKAGE, MAX_LINES).items() if path not in OVERSIZED}
     assert too_long == {}, f"split these along their seams (or list them in OVERSIZED with a reason): {too_long}"
+
+
+# The rooms (top-level folders of the package) in layers, from the top: a room may import rooms of its own layer
+# or below, never above (docs/architecture.md says what each layer holds). Sub-folders belong to their room.
+LAYERS: list[tuple[str, set[str]]] = [
+    ("entry points", {"entry", "testing"}),
+    (
+        "verbs and reports",
+        {"report", "gate", "label", "importers", "generate", "synthesize", "contextualize", "rewrite"},
+    ),
+    ("run folder and wiring", {"run_folder", "pipeline"}),
+    ("config", {"config", "launch"}),
+    ("stages", {"data", "chunk", "embed", "index", "retrieve", "rerank", "score"}),
+    ("ground", {"core", "remote"}),
+]
+FACE = {"rag_bench", "rag_bench.__main__"}  # the package's face: the only modules outside a room
+
+
+def room(module: str) -> str | None:
+    """The room of a module (``rag_bench.index.bm25.terms`` -> ``index``); None for the package's face."""
+    return None if module in FACE else module.split(".")[1]
+
+
+def climbs(graph: dict[str, set[str]], layers: list[tuple[str, set[str]]]) -> list[str]:
+    """Imports from a room to a room of a higher layer (import-linter's layers contract, by room)."""
+    level = {r: i for i, (_, rooms) in enumerate(layers) for r in rooms}
+    found = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            a, b = room(module), room(target)
+            if a is not None and b is not None and a != b and level[b] < level[a]:
+                found.append(f"{module} -> {target}")
+    return found
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Room -> the other rooms its modules import."""
+    rooms: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        if room(module) is None:
+            continue
+        rooms.setdefault(room(module), set()).update(
+            room(t) for t in targets if room(t) is not None and room(t) != room(module)
+        )
+    return rooms
+
+
+def test_layer_checker_finds_a_climb():
+    layers = [("top", {"a"}), ("bottom", {"b"})]
+    graph = {"rag_bench.b.x": {"rag_bench.a.y"}, "rag_bench.a.y": {"rag_bench.b.z"}, "rag_bench.b.z": set()}
+    assert climbs(graph, layers) == ["rag_bench.b.x -> rag_bench.a.y"]
+    assert cycles(room_graph(graph)) == [["a", "b"]]
+
+
+def test_every_room_has_a_layer():
+    rooms = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert rooms == set().union(*(r for _, r in LAYERS))
+
+
+def test_no_import_climbs_a_layer():
+    assert climbs(import_graph(), LAYERS) == []
+
+
+def test_no_cycle_between_rooms():
+    assert cycles(room_graph(import_graph())) == []
+
+
+def test_no_module_imports_the_package_face():
+    """``rag_bench/__init__.py`` imports the Python API, which imports the rest: a module that imports the face
+    (``from rag_bench import files``) would import everything and close a cycle through it."""
+    faced = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            face = isinstance(node, ast.ImportFrom) and node.module == "rag_bench" and node.level == 0
+            if face or (isinstance(node, ast.Import) and any(a.name == "rag_bench" for a in node.names)):
+                faced.append(module_name(path))
+    assert faced == []
+
+
+def test_every_package_says_what_its_room_holds():
+    silent = [
+        init.relative_to(PACKAGE.parent).as_posix()
+        for init in PACKAGE.rglob("__init__.py")
+        if not (ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or "").strip()
+    ]
+    assert silent == []

@@ -1,0 +1,1 @@
+"""The chunk stage: documents cut into chunks with exact offsets (fixed, recursive, sentence, semantic ...)."""

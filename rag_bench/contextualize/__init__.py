@@ -1,0 +1,1 @@
+"""``rag-bench contextualize``: a short context per chunk, written to a file for ``chunker.prefix=contexts``."""

@@ -1,1 +1,1 @@
-"""CI gate and run statistics: paired tests, Holm correction, gate and compare verbs, sweep honesty."""
+"""CI gate and comparison: the gate and compare verbs, their verdicts, Markdown summaries and JUnit XML."""

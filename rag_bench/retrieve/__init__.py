@@ -1,0 +1,1 @@
+"""The retrieval seam: retrievers by name (BM25, dense, fusion, external), filters, query variants, the cache."""

@@ -1,39 +1,12 @@
-"""Helpers for tests and for users' own test suites: fakes of the stage protocols and the gate as an assertion.
+"""Helpers for tests and for users' own test suites: the fakes of the stage protocols, the gate as an
+assertion, and fake API servers on 127.0.0.1 (Voyage, Anthropic, a retrieval service).
 
-``FakeEmbedder`` and ``FakeReranker`` (``rag_bench/embed/fake.py``) need no model or network;
-``assert_no_regression`` runs ``rag-bench gate`` on two run folders inside a test.
+``FakeEmbedder`` (``embed/fake.py``) and ``FakeReranker`` (``rerank/fake.py``) need no model or network;
+``assert_no_regression`` (``gate.py``) runs ``rag-bench gate`` on two run folders inside a test.
 """
-
-from __future__ import annotations
-
-from collections.abc import Sequence
 
 from rag_bench.embed.fake import FakeEmbedder
 from rag_bench.rerank.fake import FakeReranker
+from rag_bench.testing.gate import assert_no_regression
 
 __all__ = ["FakeEmbedder", "FakeReranker", "assert_no_regression"]
-
-
-def assert_no_regression(
-    baseline_dir,
-    current_dir,
-    metrics: Sequence[str] | dict[str, float] = ("recall@10",),
-    max_drop: float = 0.02,
-    alpha: float = 0.05,
-):
-    """Fail (AssertionError with the gate's Markdown report) when ``rag-bench gate`` would exit 1.
-
-    ``metrics`` is a list of names sharing ``max_drop``, or a dict of name -> its own max drop.
-    Returns the ``GateResult`` when every metric passes.
-    """
-    from rag_bench.gate.gate import check_unique, make_rules, run_gate
-    from rag_bench.gate.render import gate_markdown
-    from rag_bench.run_folder.runs import load_run
-
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    drops = [metrics[name] for name in names] if isinstance(metrics, dict) else [max_drop] * len(names)
-    rules = check_unique(make_rules(names, drops))
-    result = run_gate(load_run(baseline_dir), load_run(current_dir), rules, alpha=alpha)
-    if not result.passed:
-        raise AssertionError("retrieval regressed:\n" + gate_markdown(result))
-    return result

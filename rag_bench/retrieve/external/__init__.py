@@ -1,0 +1,1 @@
+"""Retrievers that run elsewhere: a run file, an HTTP service, a Python function, a LangChain retriever."""
