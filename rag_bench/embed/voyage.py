@@ -21,9 +21,10 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.embed.base import INPUT_TYPES, EmbedderConfig, normalise
+from rag_bench.remote.prices import price_per_million
 from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
 from rag_bench.remote.settings import ApiSettings
-from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches, price_per_million
+from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches
 from rag_bench.remote.voyage import classify_voyage, redact, voyage_api_key, voyage_client
 
 MAX_TEXTS = 1000

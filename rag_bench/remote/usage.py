@@ -1,11 +1,10 @@
-"""What paid API calls cost: per-model usage counters, the price table, and request batching."""
+"""What paid API calls were asked for: per-model usage counters, and request batching (prices: ``prices.py``)."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Protocol, runtime_checkable
 
 COUNTS = ("requests", "retries", "texts", "cached", "tokens")
@@ -50,22 +49,6 @@ class Metered(Protocol):
     """A component that calls a paid API and counts what it asked for (embedders, rerankers)."""
 
     usage: Usage
-
-
-@cache
-def price_table() -> dict[str, float]:
-    """USD per million tokens by model, from ``configs/prices.yaml``."""
-    import yaml
-
-    from rag_bench.core.paths import project_folder
-
-    path = project_folder("configs") / "prices.yaml"
-    return {str(k): float(v) for k, v in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).items()}
-
-
-def price_per_million(model: str, override: float | None) -> float | None:
-    """The configured override, else the table's price for ``model``, else None (unknown)."""
-    return override if override is not None else price_table().get(model)
 
 
 def plan_batches(costs: Sequence[int], max_items: int, max_cost: int) -> list[tuple[int, int]]:

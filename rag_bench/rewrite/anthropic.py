@@ -60,7 +60,7 @@ class AnthropicRewriterConfig(ApiSettings):
     temperature: float | None = None  # null = the API's default
     titles: int = 200  # document titles given as the knowledge base's description (0 = none)
     max_retries: int = 2  # SDK retries of 408/409/429/5xx and connection errors
-    input_price: float | None = None  # USD per million input tokens; null = configs/rewrite/anthropic-prices.yaml
+    input_price: float | None = None  # USD per million input tokens; null = configs/prices.yaml
     output_price: float | None = None  # USD per million output tokens; null = the table's
 
     def __post_init__(self) -> None:

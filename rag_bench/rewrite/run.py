@@ -19,8 +19,8 @@ from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.dataset import load
 from rag_bench.data.variants import VariantEntry, write_variants
+from rag_bench.remote.prices import llm_cost, model_price
 from rag_bench.rewrite.base import Rewriter
-from rag_bench.rewrite.cost import estimated_cost, prices
 from rag_bench.rewrite.registry import REWRITERS
 from rag_bench.rewrite.settings import RewriteConfig
 
@@ -96,8 +96,8 @@ def usage_record(settings: RewriteConfig, rewriter: Rewriter, dataset: Dataset, 
     """What the run asked of an API and its estimated cost (0 when it sent no request)."""
     usage, gen = rewriter.usage, settings.generator
     model = getattr(gen, "model", None)
-    price = prices(model, gen.input_price, gen.output_price) if model else None
-    cost = 0.0 if usage.requests == 0 else estimated_cost(usage.tokens, price)
+    price = model_price(model, gen.input_price, gen.output_price) if model else None
+    cost = 0.0 if usage.requests == 0 else llm_cost(usage.tokens, price)
     return {
         "dataset": dataset.name,
         "questions": len(dataset.questions),
@@ -107,6 +107,6 @@ def usage_record(settings: RewriteConfig, rewriter: Rewriter, dataset: Dataset, 
         "requests": usage.requests,
         "replies_from_cache": usage.from_cache,
         "tokens": dict(usage.tokens),
-        "price_per_million": None if price is None else {"input": price[0], "output": price[1]},
+        "price_per_million": None if price is None else {"input": price.input, "output": price.output},
         "estimated_cost_usd": cost,
     }

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_bench.remote.usage import price_per_million
+from rag_bench.remote.prices import price_per_million
 from rag_bench.run_folder.work import Work, measure_work
 from rag_bench.score.failures import Diagnosis, StageLists, diagnose, failure_counts
 

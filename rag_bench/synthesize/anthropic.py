@@ -4,11 +4,8 @@ One request per (document, category): the document block carries ``cache_control
 category after the first reads it from the prompt cache. The reply is asked to be JSON Lines,
 ``{"question", "excerpt", "answer"}`` each, the excerpt copied verbatim; a line that is not such
 an object becomes a candidate with a ``problem`` (rejected, with the line, in the rejects file).
-Replies are kept in the disk cache, so a rerun sends nothing. Estimated cost (USD):
-
-    (input * p_in + cache_write * p_write + cache_read * p_read + output * p_out) / 1e6
-
-with the prices of ``configs/synthesize/prices.yaml`` (None for a model not listed there).
+Replies are kept in the disk cache, so a rerun sends nothing. The estimated cost is ``remote/prices.py``'s
+formula with ``configs/prices.yaml`` (None for a model not listed there).
 """
 
 from __future__ import annotations
@@ -16,13 +13,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
 
 from rag_bench.chunk.contexts import document_hash
 from rag_bench.core.cache import DiskCache, digest
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Document
 from rag_bench.remote.anthropic import MessagesClient
+from rag_bench.remote.prices import llm_cost, model_price
 from rag_bench.remote.settings import ApiSettings
 from rag_bench.synthesize.candidates import Candidate, SynthGeneratorConfig
 
@@ -65,26 +62,6 @@ class AnthropicSynthConfig(ApiSettings, SynthGeneratorConfig):
             raise ConfigError("generator.categories is empty; give at least one category: instruction")
 
 
-@cache
-def price_table() -> dict[str, dict[str, float]]:
-    """USD per million tokens by model and kind (input, output, cache_write, cache_read)."""
-    import yaml
-
-    from rag_bench.core.paths import project_folder
-
-    path = project_folder("configs") / "synthesize" / "prices.yaml"
-    table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    return {str(model): {str(k): float(v) for k, v in prices.items()} for model, prices in table.items()}
-
-
-def estimated_cost(model: str, usage: dict[str, int]) -> float | None:
-    """The formula above; None when the model has no prices."""
-    prices = price_table().get(model)
-    if prices is None:
-        return None
-    return sum(usage[kind] * prices[kind] for kind in ("input", "output", "cache_write", "cache_read")) / 1e6
-
-
 class AnthropicCandidates:
     """Asks for ``per_request`` questions per document and category."""
 
@@ -103,7 +80,7 @@ class AnthropicCandidates:
 
     @property
     def cost_usd(self) -> float | None:
-        return estimated_cost(self.cfg.model, self.usage)
+        return llm_cost(self.usage, model_price(self.cfg.model))
 
     def candidates(self, documents, bar) -> Iterator[Candidate]:
         for doc in documents:

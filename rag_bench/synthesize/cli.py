@@ -29,7 +29,7 @@ def main(argv: Sequence[str]) -> int:
         print("flagged for review: " + ", ".join(f"{n} {flag}" for flag, n in s["flagged"].items()))
     if s["usage"]:
         cost = s["estimated_cost_usd"]
-        priced = "unknown (model not in configs/synthesize/prices.yaml)" if cost is None else f"${cost:.4f}"
+        priced = "unknown (model not in configs/prices.yaml)" if cost is None else f"${cost:.4f}"
         print("tokens: " + ", ".join(f"{k} {v}" for k, v in s["usage"].items()) + f"; estimated cost {priced}")
     print(f"review them with: rag-bench label {s['dataset_folder']} --questions {done.out}")
     return 0

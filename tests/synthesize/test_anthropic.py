@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from rag_bench.synthesize.anthropic import estimated_cost, parse_reply
+from rag_bench.remote.prices import llm_cost, model_price
+from rag_bench.synthesize.anthropic import parse_reply
 from rag_bench.synthesize.run import synthesize
 from rag_bench.synthesize.settings import VERB
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply
@@ -38,8 +39,8 @@ def reply_for(body: dict) -> str:
 def test_estimated_cost_by_hand():
     usage = {"input": 1000, "output": 200, "cache_write": 5000, "cache_read": 10000}
     # claude-haiku-4-5: $1 in, $5 out, $1.25 cache write, $0.10 cache read per million tokens
-    assert estimated_cost("claude-haiku-4-5", usage) == pytest.approx((1000 + 1000 + 6250 + 1000) / 1e6)
-    assert estimated_cost("claude-unknown", usage) is None
+    assert llm_cost(usage, model_price("claude-haiku-4-5")) == pytest.approx((1000 + 1000 + 6250 + 1000) / 1e6)
+    assert llm_cost(usage, model_price("claude-unknown")) is None
 
 
 def test_parse_reply_keeps_bad_lines_as_problems():
