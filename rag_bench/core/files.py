@@ -41,16 +41,28 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     return write_atomic(path, lambda handle: handle.write(data))
 
 
-def write_via(path: str | Path, fill: Callable[[Path], object]) -> Path:
+def write_private(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically, readable and writable by its owner only (0600): a password file."""
+
+    def fill(tmp: Path) -> None:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+
+    return write_via(path, fill, mode=0o600)
+
+
+def write_via(path: str | Path, fill: Callable[[Path], object], mode: int | None = None) -> Path:
     """Atomically create ``path`` from ``fill(tmp)``, which writes a temporary path (for writers that want a
-    file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix."""
+    file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix. ``mode``: the
+    file's permission bits (default: the replaced file's, or the umask's for a new one)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_path(path)
         try:
             fill(tmp)
-            _sync(tmp, _mode(path))
+            _sync(tmp, _mode(path) if mode is None else mode)
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
