@@ -69,8 +69,8 @@ def main(root: str) -> int:
     server = sockets = None
     try:
         place = layout(files)
+        clear_stale_pid(place.pgdata, log)  # before init_data may make the data directory afresh
         init_data(place, files.passfile, log)
-        clear_stale_pid(place.pgdata, log)
         sockets = socket_folder()
         server = start_server(place, sockets, log)
         wait_ready(server, sockets, files.passfile)
@@ -114,7 +114,7 @@ def init_data(place: Layout, passfile: Path, log) -> None:
     if (pgdata / "PG_VERSION").is_file():
         if protected(pgdata, passfile):
             return
-        note(log, "making the data directory afresh: it lets local connections in without a password it keeps")
+        note(log, "making the data directory afresh: it lets connections in without a password, or lost it")
     passfile.unlink(missing_ok=True)  # from here until the rename, no password names a cluster
     for stale in pgdata.parent.glob(f".{pgdata.name}-*"):
         shutil.rmtree(stale, ignore_errors=True)
