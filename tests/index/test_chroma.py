@@ -1,8 +1,10 @@
 """Chroma as a VectorIndex: recall against exact search, a build reused by ef_search, an incomplete build redone."""
 
 import numpy as np
+import pytest
 
 from rag_bench.core.cache import DiskCache
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.index.base import IndexContext
 from rag_bench.index.dense import DenseIndex
@@ -58,3 +60,42 @@ def test_ef_search_reaches_an_index_this_process_already_loaded(tmp_path):
     assert recall_at_depth(narrow, truth) < recall_at_depth(wide, truth)
     again = VECTOR_INDEXES.build(schema(m=4, ef_construction=10, ef_search=400), docs, context).search(queries, 10)[0]
     np.testing.assert_array_equal(again, wide)
+
+
+def _chroma(tmp_path, metadata: list[dict]):
+    """A Chroma index over ``len(metadata)`` random unit vectors, one per chunk with that metadata."""
+    docs = _unit(4, len(metadata))
+    context = IndexContext(DiskCache(tmp_path), "vectors", MetadataTable(metadata), f"meta-{len(metadata)}")
+    return VECTOR_INDEXES.build(VECTOR_INDEXES["chroma"].schema(), docs, context), docs[:1]
+
+
+def _allowed(index, query, flt: dict) -> set[int]:
+    found, _ = index.search(query, 10, [parse_filter(flt)])
+    return {int(i) for i in found[0] if i >= 0}
+
+
+def test_integers_beyond_2_53_are_refused_never_compared_as_floats(tmp_path):
+    # as floats, 2^53 + 1 and 2^53 are one number: the filter {"n": 2^53 + 1} let chunk 1 through (a leak)
+    big = 2**53 + 1
+    metadata = [{"n": big}, {"n": 2**53}, {"m": 2**53}, {"m": 2**53 - 1}, {"m": -(2**53)}, {"m": 1.5}]
+    index, query = _chroma(tmp_path, metadata)
+    beyond = "9007199254740993, an integer beyond 2\\^53"
+    with pytest.raises(ConfigError, match=rf"cannot filter on metadata field 'n' \(filter .*\): it holds {beyond}"):
+        index.search(query, 10, [parse_filter({"n": big})])
+    with pytest.raises(ConfigError, match=r"cannot filter exactly with .*: 9007199254740993 is an integer beyond"):
+        index.search(query, 10, [parse_filter({"m": {"$in": [1, big]}})])
+    # up to 2^53 a float holds every integer: the answers are exact
+    assert _allowed(index, query, {"m": 2**53}) == {2}
+    assert _allowed(index, query, {"m": {"$gte": 2**53 - 1}}) == {2, 3}
+    assert _allowed(index, query, {"m": {"$lt": -(2**53) + 1}}) == {4}
+    assert _allowed(index, query, {"m": {"$lt": 2}}) == {4, 5}
+
+
+def test_keys_chroma_refuses_are_left_out_and_a_filter_on_one_stops(tmp_path):
+    odd = {"#tags": ["ops"], "$x": 1, "": "blank", "chroma:document": "d", "acl": "eng"}
+    metadata = [odd if i % 2 else {"acl": "hr"} for i in range(6)]
+    index, query = _chroma(tmp_path, metadata)  # Chroma refused the whole batch: "Invalid metadata at index 1"
+    assert _allowed(index, query, {"acl": "eng"}) == {1, 3, 5}
+    assert index.metadata[1] == {"acl": "eng"}
+    with pytest.raises(ConfigError, match=r"cannot filter on metadata field '#tags' .*Chroma refuses the key '#tags'"):
+        index.search(query, 10, [parse_filter({"#tags": "ops"})])

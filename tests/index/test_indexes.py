@@ -10,6 +10,8 @@ from rag_bench.index.dense import DenseIndex
 from rag_bench.index.hnsw import recall_at_depth
 from rag_bench.index.registry import VECTOR_INDEXES
 
+from .conftest import stop_embedded
+
 
 def unit(rows: int, dim: int, seed: int) -> np.ndarray:
     vectors = np.random.default_rng(seed).standard_normal((rows, dim)).astype(np.float32)
@@ -21,10 +23,15 @@ def built(request, tmp_path):
     docs, queries = unit(300, 16, 0), unit(12, 16, 1)
     entry = VECTOR_INDEXES[request.param]
     try:
-        index = VECTOR_INDEXES.build(entry.schema(), docs, IndexContext(DiskCache(tmp_path), f"test-{request.param}"))
-    except ConfigError as exc:  # an optional dependency this machine lacks
-        pytest.skip(f"retrieval.index={request.param}: {exc}")
-    return request.param, entry, index, docs, queries
+        try:
+            index = VECTOR_INDEXES.build(
+                entry.schema(), docs, IndexContext(DiskCache(tmp_path), f"test-{request.param}")
+            )
+        except ConfigError as exc:  # an optional dependency this machine lacks
+            pytest.skip(f"retrieval.index={request.param}: {exc}")
+        yield request.param, entry, index, docs, queries
+    finally:  # pgvector: the server this cache started (as root in pytest's mode-700 folders: a runtime folder)
+        assert not stop_embedded(tmp_path)
 
 
 def test_results_are_best_first_within_the_corpus(built):

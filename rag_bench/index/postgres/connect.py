@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.index.postgres.auth import client_password
+from rag_bench.index.postgres.files import server_files
 from rag_bench.index.postgres.server import embedded_dsn
 from rag_bench.index.postgres.sql import inline, vector_binary
 
@@ -33,7 +35,8 @@ def session(dsn: str | None, cache_root: Path) -> Session:
     live = _SESSIONS.get((target, where))
     if live is not None and live.alive():
         return live
-    _SESSIONS[target, where] = Session(target, where)
+    password = client_password(server_files(cache_root / "pgvector").passfile) if dsn is None else None
+    _SESSIONS[target, where] = Session(target, where, password)
     return _SESSIONS[target, where]
 
 
@@ -48,14 +51,15 @@ def _close_all() -> None:
 class Session:
     """A connection (autocommit) with pgvector ready, and the log of what it ran."""
 
-    def __init__(self, dsn: str, where: str) -> None:
+    def __init__(self, dsn: str, where: str, password: str | None = None) -> None:
         import psycopg
         from psycopg.adapt import Dumper
         from psycopg.pq import Format
         from psycopg.types import TypeInfo
 
         try:
-            self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+            login = {} if password is None else {"password": password}  # the embedded server's, over PGPASSWORD
+            self.conn = psycopg.connect(dsn, autocommit=True, connect_timeout=10, **login)
         except psycopg.OperationalError as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ConfigError(f"retrieval.index.dsn: cannot connect to {where} ({message})") from None

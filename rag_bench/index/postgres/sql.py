@@ -9,7 +9,8 @@ Path filters in lax mode unwrap an array, so a list-valued field matches when an
 a comparison of different JSON types (a string with a number, a boolean with a number) is
 unknown, so it matches nothing, as in ``rag_bench.core.filters``. ``$nin`` is ``NOT`` of the ``$in``
 test (a document without the field passes). Field names are quoted as JSON strings and values
-travel as parameters, never inside the SQL text.
+travel as parameters, never inside the SQL text. jsonb holds no NUL character (``\\u0000``) in a
+key or string (``holds_nul`` finds one, so that it is refused before anything is sent).
 
 Binary COPY (PostgreSQL's documented format): the header ``PGCOPY\\n\\377\\r\\n\\0``, flags and
 extension length (int32 0, 0); per row an int16 field count and per field an int32 length and
@@ -44,6 +45,17 @@ def where(node: Node) -> tuple[str, list[str]]:
     variables = json.dumps({f"v{i}": v for i, v in enumerate(values)})
     sql = "jsonb_path_exists(metadata, %s::jsonpath, %s::jsonb)"
     return (f"NOT {sql}" if node.op == "$nin" else sql), [path, variables]
+
+
+def holds_nul(value: object) -> bool:
+    """Whether ``value`` (decoded JSON) has a NUL character in a string or key, which jsonb cannot hold."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, Mapping):
+        return any(holds_nul(k) or holds_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(holds_nul(v) for v in value)
+    return False
 
 
 def inline(sql: str, params: Sequence[object]) -> str:

@@ -9,6 +9,10 @@ session so a Ctrl-C meant for the command does not reach it). Files under ROOT:
                      process's lock, so a client that crashes or is killed still counts as gone
     server.json      written when the server accepts connections: pids, socket folder, DSN
     server.log       the server's and this process's messages
+    password         the superuser's password for clients (``auth.py``), mode 0600
+    runtime.json     under root, the runtime folder the server's user can reach (``private.py``)
+
+The socket folder is made afresh for each start (``private.socket_folder``) and removed at the stop.
 
 The server runs as this process's child with a parent-death signal (SIGINT, a fast shutdown),
 so it stops even if the supervisor itself is killed. When the clients lock can be taken
@@ -30,7 +34,17 @@ import time
 from pathlib import Path
 
 from rag_bench.core.cache import atomic_write
-from rag_bench.index.postgres.files import DATABASE, SUPERUSER, binary, owner_ids, run_as, server_files, socket_folder
+from rag_bench.index.postgres.auth import (
+    METHOD,
+    client_dsn,
+    client_password,
+    initdb_pwfile,
+    keep_for_clients,
+    new_password,
+    protected,
+)
+from rag_bench.index.postgres.files import DATABASE, SUPERUSER, owner_ids, run_as, server_files
+from rag_bench.index.postgres.private import Layout, layout, socket_folder
 
 POLL = 0.1  # seconds between looks at the clients lock
 READY_TIMEOUT = 60.0
@@ -52,15 +66,16 @@ def main(root: str) -> int:
     files.info.unlink(missing_ok=True)
     clients = files.clients_lock.open("a")
     log = files.log.open("a", encoding="utf-8")
-    server = None
+    server = sockets = None
     try:
-        init_data(files.pgdata, log)
-        clear_stale_pid(files.pgdata, log)
-        sockets = socket_folder(files.root)
-        server = start_server(files.pgdata, sockets, log)
-        wait_ready(server, sockets, log)
+        place = layout(files)
+        clear_stale_pid(place.pgdata, log)  # before init_data may make the data directory afresh
+        init_data(place, files.passfile, log)
+        sockets = socket_folder()
+        server = start_server(place, sockets, log)
+        wait_ready(server, sockets, files.passfile)
         info = {"supervisor_pid": os.getpid(), "postgres_pid": server.pid, "socket_dir": str(sockets)}
-        info["dsn"] = f"postgresql://{SUPERUSER}@/{DATABASE}?host={sockets}"
+        info["dsn"] = client_dsn(sockets, files.passfile)
         atomic_write(files.info, lambda handle: handle.write(json.dumps(info).encode()))
         note(log, f"server ready (postgres pid {server.pid}, socket folder {sockets})")
         while not stop["asked"] and server.poll() is None:
@@ -78,6 +93,8 @@ def main(root: str) -> int:
     finally:
         if server is not None:
             stop_server(server, log)
+        if sockets is not None:
+            shutil.rmtree(sockets, ignore_errors=True)
         files.info.unlink(missing_ok=True)
         fcntl.flock(supervisor, fcntl.LOCK_UN)
         supervisor.close()
@@ -90,10 +107,15 @@ def note(log, message: str) -> None:
     log.flush()
 
 
-def init_data(pgdata: Path, log) -> None:
-    """initdb into a folder beside ``pgdata``, then rename it into place (a killed initdb leaves no half cluster)."""
+def init_data(place: Layout, passfile: Path, log) -> None:
+    """initdb (a new password, scram-sha-256) beside the data directory, then rename it into place (a killed
+    initdb leaves no half cluster); a data directory that lets anyone in without the password is made afresh."""
+    pgdata = place.pgdata
     if (pgdata / "PG_VERSION").is_file():
-        return
+        if protected(pgdata, passfile):
+            return
+        note(log, "making the data directory afresh: it lets connections in without a password, or lost it")
+    passfile.unlink(missing_ok=True)  # from here until the rename, no password names a cluster
     for stale in pgdata.parent.glob(f".{pgdata.name}-*"):
         shutil.rmtree(stale, ignore_errors=True)
     staging = pgdata.parent / f".{pgdata.name}-{os.getpid()}"
@@ -101,12 +123,16 @@ def init_data(pgdata: Path, log) -> None:
     uid, gid = owner_ids()
     if uid is not None:
         os.chown(staging, uid, gid)
-    args = [binary("initdb"), "-D", str(staging), "-U", SUPERUSER, "--auth=trust", "--encoding=UTF8", "--locale=C"]
-    done = subprocess.run(args + ["--no-instructions"], stdout=log, stderr=log, **run_as(), check=False)
+    password = new_password()
+    with initdb_pwfile(pgdata.parent, password, uid, gid) as pwfile:
+        args = [str(place.programs / "initdb"), "-D", str(staging), "-U", SUPERUSER, f"--auth={METHOD}"]
+        args += [f"--pwfile={pwfile}", "--encoding=UTF8", "--locale=C", "--no-instructions"]
+        done = subprocess.run(args, stdout=log, stderr=log, **run_as(), check=False)
     if done.returncode != 0:
         raise RuntimeError(f"initdb failed with exit code {done.returncode}")
     shutil.rmtree(pgdata, ignore_errors=True)
     os.rename(staging, pgdata)
+    keep_for_clients(passfile, password)
 
 
 def clear_stale_pid(pgdata: Path, log) -> None:
@@ -146,7 +172,7 @@ def _die_with_parent() -> None:
         os._exit(1)
 
 
-def start_server(pgdata: Path, sockets: Path, log) -> subprocess.Popen:
+def start_server(place: Layout, sockets: Path, log) -> subprocess.Popen:
     settings = {
         "listen_addresses": "",  # Unix socket only: nothing listens on the network
         "unix_socket_directories": str(sockets),
@@ -157,29 +183,31 @@ def start_server(pgdata: Path, sockets: Path, log) -> subprocess.Popen:
         "max_parallel_workers_per_gather": "0",
         "fsync": "on",
     }
-    args = [binary("postgres"), "-D", str(pgdata)]
+    args = [str(place.programs / "postgres"), "-D", str(place.pgdata)]
     for key, value in settings.items():
         args += ["-c", f"{key}={value}"]
     preexec = _die_with_parent if sys.platform.startswith("linux") else None
     return subprocess.Popen(args, stdout=log, stderr=log, stdin=subprocess.DEVNULL, preexec_fn=preexec, **run_as())
 
 
-def wait_ready(server: subprocess.Popen, sockets: Path, log) -> None:
+def wait_ready(server: subprocess.Popen, sockets: Path, passfile: Path) -> None:
     """Until the server accepts connections (then the database exists), or a RuntimeError."""
     import psycopg
 
     deadline = time.monotonic() + READY_TIMEOUT
-    conninfo = f"host={sockets} user={SUPERUSER} dbname=postgres connect_timeout=5"
+    login = {"host": str(sockets), "user": SUPERUSER, "password": client_password(passfile), "dbname": "postgres"}
     while True:
         if server.poll() is not None:
             raise RuntimeError(f"postgres exited with code {server.returncode} while starting")
         try:
-            with psycopg.connect(conninfo, autocommit=True) as conn:
+            with psycopg.connect(autocommit=True, connect_timeout=5, **login) as conn:
                 exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone()
                 if exists is None:
                     conn.execute(f'CREATE DATABASE "{DATABASE}"')
                 return
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
+            if "password authentication failed" in str(exc):  # e.g. a password file edited by hand
+                raise RuntimeError(f"the server refused the password in {passfile}; delete it to start afresh") from exc
             if time.monotonic() > deadline:
                 raise RuntimeError(f"postgres did not accept connections within {READY_TIMEOUT:.0f} s") from None
             time.sleep(POLL)
