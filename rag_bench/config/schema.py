@@ -15,10 +15,12 @@ from omegaconf.errors import OmegaConfBaseException
 
 from rag_bench.config.groups import RUN_GROUPS, STAGE_GROUPS, check_choices, register_groups
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.limits import check_numbers
 from rag_bench.core.options import fill_defaults
 from rag_bench.data.dataset import DatasetConfig
 
 SCHEMA_NAME = "rag_bench_schema"
+MAX_BOOTSTRAP = 100_000  # resamples: each draws one index per question, so memory grows with both
 
 
 def objective_name(config: Config) -> str:
@@ -58,9 +60,10 @@ class Config:
             raise ConfigError(f"budgets ({list(self.budgets)}) must be positive character counts")
         if not 0 <= self.tau <= 1:
             raise ConfigError(f"tau ({self.tau}) must lie between 0 and 1")
-        if self.bootstrap < 1:
+        if not 1 <= self.bootstrap <= MAX_BOOTSTRAP:
             raise ConfigError(
-                f"bootstrap ({self.bootstrap}) must be at least 1 resample; 1000 (the default) gives stable intervals"
+                f"bootstrap ({self.bootstrap}) must lie between 1 and {MAX_BOOTSTRAP} resamples; "
+                "1000 (the default) gives stable intervals"
             )
         if self.report_k < 1:
             raise ConfigError(f"report_k ({self.report_k}) must be at least 1, e.g. 10")
@@ -79,8 +82,12 @@ def register() -> None:
 
 
 def validate(cfg: DictConfig) -> Config:
-    """The composed Hydra config as checked dataclasses; ConfigError on any invalid value."""
+    """The composed Hydra config as checked dataclasses; ConfigError on any invalid value.
+
+    Every number is checked first (finite, within ``core.limits.LIMIT``), then each schema checks its own.
+    """
     try:
+        check_numbers(OmegaConf.to_container(cfg, resolve=True))
         config = OmegaConf.to_object(cfg)
     except OmegaConfBaseException as exc:
         cause = exc.__cause__ if isinstance(exc.__cause__, ConfigError) else None

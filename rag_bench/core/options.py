@@ -25,6 +25,7 @@ from typing import Any
 from omegaconf import MISSING
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.limits import check_numbers
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Options(MutableMapping[str, Option]):
         unknown = [key for key in values if key not in known]
         if unknown:
             raise ConfigError(self.not_a_setting(name, unknown[0]))
+        check_numbers(values, self.group)
         return schema(**values)
 
     def default_settings(self):

@@ -12,6 +12,7 @@ from omegaconf import MISSING
 from rag_bench.core.errors import ConfigError
 
 INPUT_TYPES = ("document", "query")
+MAX_DIMENSION = 65_536  # above any embedding model's (the largest are 4,096-16,384)
 
 
 @dataclass
@@ -23,8 +24,10 @@ class EmbedderConfig:
     dimension: int | None = None  # null = the model's native dimension
 
     def __post_init__(self) -> None:
-        if self.dimension is not None and self.dimension < 1:
-            raise ConfigError(f"embedder.dimension ({self.dimension}) must be positive, or null for native")
+        if self.dimension is not None and not 1 <= self.dimension <= MAX_DIMENSION:
+            raise ConfigError(
+                f"embedder.dimension ({self.dimension}) must lie between 1 and {MAX_DIMENSION}, or be null for native"
+            )
 
 
 class Embedder(Protocol):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.options import one_of
 from rag_bench.index.bm25.analyzers import ANALYZERS, get_analyzer
 from rag_bench.index.bm25.index import VARIANTS, BM25Index
@@ -32,6 +33,10 @@ class BM25Settings:
     def check(self) -> None:
         one_of("retrieval.bm25_variant", self.bm25_variant, VARIANTS)
         one_of("retrieval.analyzer", self.analyzer, sorted(ANALYZERS))
+        if self.k1 < 0:
+            raise ConfigError(f"retrieval.k1 ({self.k1}) must not be negative (1.2 to 2.0 is usual)")
+        if not 0 <= self.b <= 1:
+            raise ConfigError(f"retrieval.b ({self.b}) must lie between 0 and 1 (0.75 is usual)")
 
 
 @dataclass

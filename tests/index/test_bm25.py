@@ -221,10 +221,10 @@ def test_pickle_round_trip_and_nbytes():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"k1": -1.0}, r"retrieval.bm25.k1 \(-1.0\) must be >= 0"),
-        ({"b": 1.5}, r"retrieval.bm25.b \(1.5\) must be in \[0, 1\]"),
-        ({"epsilon": float("nan")}, r"retrieval.bm25.epsilon \(nan\) must be a finite number"),
-        ({"k1": "1.2"}, r"retrieval.bm25.k1 \('1.2'\) must be a finite number"),
+        ({"k1": -1.0}, r"BM25 k1 \(-1.0\) must be >= 0"),
+        ({"b": 1.5}, r"BM25 b \(1.5\) must be in \[0, 1\]"),
+        ({"epsilon": float("nan")}, r"BM25 epsilon \(nan\) must be a finite number"),
+        ({"k1": "1.2"}, r"BM25 k1 \('1.2'\) must be a finite number"),
     ],
 )
 def test_bad_parameters_raise_config_error(kwargs, message):

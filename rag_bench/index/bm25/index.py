@@ -272,9 +272,9 @@ def _check_params(k1: float, b: float, epsilon: float) -> tuple[float, float, fl
     """(k1, b, epsilon) as floats; ConfigError unless all are finite, k1 >= 0 and 0 <= b <= 1."""
     for name, value in (("k1", k1), ("b", b), ("epsilon", epsilon)):
         if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
-            raise ConfigError(f"retrieval.bm25.{name} ({value!r}) must be a finite number")
+            raise ConfigError(f"BM25 {name} ({value!r}) must be a finite number")
     if k1 < 0:
-        raise ConfigError(f"retrieval.bm25.k1 ({k1!r}) must be >= 0")
+        raise ConfigError(f"BM25 k1 ({k1!r}) must be >= 0")
     if not 0 <= b <= 1:
-        raise ConfigError(f"retrieval.bm25.b ({b!r}) must be in [0, 1]")
+        raise ConfigError(f"BM25 b ({b!r}) must be in [0, 1]")
     return float(k1), float(b), float(epsilon)
