@@ -56,8 +56,8 @@ def test_the_code_version_follows_every_source_file_and_nothing_else(tmp_path):
         (package / path).write_text(text)
         digests.add(source_digest(package))
     assert before not in digests and len(digests) == 3  # each edit changes the digest
-    package = Path(rag_bench.core.cache.__file__).parents[1]
-    assert rag_bench.core.cache.code_version() == digest(source_digest(package), rag_bench.core.cache.library_versions())
+    cache = rag_bench.core.cache
+    assert cache.code_version() == digest(source_digest(Path(cache.__file__).parents[1]), cache.library_versions())
 
 
 def test_digest_separates_parts():

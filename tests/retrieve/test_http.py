@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,6 +84,20 @@ def test_429_waits_for_retry_after(http_run):
     assert [r.outcome for r in sent[:3]] == ["429", "429", "200"]
     assert sent[1].at - sent[0].at >= 0.29 and sent[2].at - sent[1].at >= 0.29  # the server's wait, not ours
     assert result.stats.retrieval["http"]["retries"] == 2
+
+
+def test_answers_cached_under_one_token_are_never_served_to_another(http_run, monkeypatch, tmp_path):
+    with FakeRetrievalServer(ANSWERS) as server:
+        monkeypatch.setenv("SEARCH_TOKEN", "s3cret-alice")
+        http_run(server, "retrieval.token_env=SEARCH_TOKEN")
+        http_run(server, "retrieval.token_env=SEARCH_TOKEN")  # the same credential: served from the cache
+        monkeypatch.setenv("SEARCH_TOKEN", "s3cret-bob")
+        bob = http_run(server, "retrieval.token_env=SEARCH_TOKEN")
+        asked = [r.authorization for r in server.received()]
+    assert asked == ["Bearer s3cret-alice"] * 3 + ["Bearer s3cret-bob"] * 3  # bob's questions were asked again
+    assert bob.stats.retrieval["http"]["from_cache"] == 0
+    cache = bob.config.cache_dir
+    assert not any(b"s3cret" in p.read_bytes() for p in Path(cache).rglob("*") if p.is_file())
 
 
 @pytest.mark.parametrize("kind", ["500", "reset"])

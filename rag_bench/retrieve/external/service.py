@@ -93,6 +93,9 @@ class HttpRetriever:
             if not token:
                 raise ConfigError(f"retrieval.token_env names {cfg.token_env}, which is not set; export it first")
             self.headers["Authorization"] = f"Bearer {token}"
+        # whose answers these are: answers cached under one credential are never served to another (another
+        # user's permissions); a digest of the header, so the secret itself is never part of a key or a file
+        self.identity = digest("credential", self.headers.get("Authorization", ""))
         self.usage = Usage("http")
         self._opener = same_origin_opener("retrieval.url")  # the token never follows a redirect elsewhere
         self._lock = threading.Lock()
@@ -127,7 +130,7 @@ class HttpRetriever:
             if query.filter is None
             else (query.id, query.text, depth, query.filter.source)
         )
-        key = digest(NAMESPACE, self.cfg.url, *asked)
+        key = digest(NAMESPACE, self.cfg.url, self.identity, *asked)
         stored = cache.get(NAMESPACE, key) if self.cfg.cache else None
         if stored is not None:
             return _Answer(self._ranking(query, json.loads(stored), reader), None)
