@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.run_folder.runs import Run, common_questions, metric_values
+from rag_bench.run_folder.runs import Run, common_questions, labelled, metric_values
 from rag_bench.score.aggregate import summarise
 from rag_bench.score.names import Metric
 from rag_bench.score.paired import RESAMPLES, holm, paired_test
@@ -41,9 +41,10 @@ class Cell:
 @dataclass(frozen=True)
 class Comparison:
     runs: tuple[str, ...]
-    n_questions: int
+    n_questions: int  # labelled questions every run scored
     alpha: float
     cells: tuple[Cell, ...]  # metric-major: every run for the first metric, then the next
+    n_probes: int = 0  # filtered questions without labels: in leak@k only
 
 
 def compare_runs(runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 0.05, seed: int = 0) -> Comparison:
@@ -54,7 +55,8 @@ def compare_runs(runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 
         raise ConfigError(f"--alpha ({alpha}) must be between 0 and 1, e.g. 0.05")
     ids = common_questions(list(runs))
     cells = [cell for metric in metrics for cell in _metric_cells(runs, ids, metric, seed)]
-    return Comparison(tuple(r.label for r in runs), len(ids), alpha, tuple(cells))
+    n_labelled = int(labelled(runs[0]).loc[ids].sum())
+    return Comparison(tuple(r.label for r in runs), n_labelled, alpha, tuple(cells), len(ids) - n_labelled)
 
 
 def _metric_cells(runs: Sequence[Run], ids: list[str], metric: Metric, seed: int) -> list[Cell]:

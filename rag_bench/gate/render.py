@@ -26,7 +26,8 @@ def gate_markdown(result: GateResult, diff: str | None = None) -> str:
     lines = [
         f"### rag-bench gate: {head}",
         "",
-        f"Baseline `{result.baseline}` vs current `{result.current}` on {result.n_questions} labelled questions. "
+        f"Baseline `{result.baseline}` vs current `{result.current}` on {result.n_questions} labelled questions"
+        f"{probes(result.n_probes)}. "
         f"A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
         f"gives p < {result.alpha:g}.",
         "",
@@ -108,11 +109,17 @@ def _flip_text(result: GateResult, v: Verdict) -> str:
     return "\n".join(lines)
 
 
+def probes(n: int) -> str:
+    """`` and 2 filtered questions without labels (leak@k only)``, or nothing when there are none."""
+    return f" and {n} filtered questions without labels (leak@k only)" if n else ""
+
+
 def compare_markdown(comparison: Comparison) -> str:
     """One row per metric and run: mean, interval, and the paired test against the first run."""
     first = comparison.runs[0]
     lines = [
-        f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions",
+        f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions"
+        f"{probes(comparison.n_probes)}",
         "",
         f"Each run vs `{first}`: two-sided paired sign-flip test; p (Holm) is corrected across the "
         f"{len(comparison.runs) - 1} compared runs; * marks p (Holm) < {comparison.alpha:g}.",

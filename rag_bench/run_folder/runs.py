@@ -18,28 +18,36 @@ SHOW_IDS = 5  # question ids named in a mismatch message
 
 @dataclass(frozen=True)
 class Run:
-    """One run folder: where it is, its label, and its labelled per-question rows (index: question_id)."""
+    """One run folder: where it is, its label, and its measured per-question rows (index: question_id)."""
 
     folder: Path
     label: str
-    per_question: pd.DataFrame
+    per_question: pd.DataFrame  # labelled rows, and rows of questions that carry a filter (``measured``)
 
 
 def load_run(path: str | Path) -> Run:
     """A run from its folder or its ``metrics.json`` (``per_question.csv`` next to it)."""
     run = RunFolder(path, needs=("metrics.json", "per_question.csv"))
     run.metrics  # noqa: B018 -- its metrics.json must be readable
-    return Run(folder=run.path, label=str(path), per_question=_labelled(run))
+    return Run(folder=run.path, label=str(path), per_question=_measured(run))
 
 
-def _labelled(run: RunFolder) -> pd.DataFrame:
-    """The labelled rows of per_question.csv, indexed by question id (ids must be unique)."""
+def _measured(run: RunFolder) -> pd.DataFrame:
+    """The rows of per_question.csv some metric averages over, indexed by question id (ids must be unique):
+    labelled questions, and questions that carry a filter (``selectivity`` set), whose ``leak@k`` counts
+    whether they are labelled or not (``score/evaluate.measured_rows``)."""
     table, path = run.per_question, run.path / "per_question.csv"
     duplicates = table["question_id"][table["question_id"].duplicated()].unique()
     if len(duplicates):
         raise DataError(path, f"repeats question ids: {', '.join(duplicates[:SHOW_IDS])}", field="question_id")
     labelled = table["labelled"].astype(str).str.lower() == "true"
-    return table[labelled].set_index("question_id")
+    filtered = table["selectivity"].notna() if "selectivity" in table.columns else False
+    return table[labelled | filtered].set_index("question_id")
+
+
+def labelled(run: Run) -> pd.Series:
+    """(index: question_id) True for the run's labelled questions, False for unlabelled filtered ones."""
+    return run.per_question["labelled"].astype(str).str.lower() == "true"
 
 
 def metric_values(run: Run, metric: Metric) -> pd.Series:
