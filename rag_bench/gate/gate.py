@@ -26,8 +26,7 @@ from rag_bench.run_folder.runs import (
     metric_values,
     question_texts,
 )
-from rag_bench.score.metrics import FAMILIES
-from rag_bench.score.names import Metric, parse_metric
+from rag_bench.score.names import Metric, higher_is_better, parse_metric
 from rag_bench.score.paired import paired_test
 
 DEFAULT_METRIC = "recall@10"
@@ -104,7 +103,7 @@ def _rule(name: object, max_drop: object, where: str) -> GateRule:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as recall@10")
     metric = parse_metric(name)
-    if not FAMILIES[metric.family].higher_is_better:
+    if not higher_is_better(metric):
         raise ConfigError(
             f"{where}: {metric} is lower-is-better; hold it under a ceiling with {{metric: {metric}, max: 0}}"
         )
@@ -117,7 +116,7 @@ def _ceiling_rule(name: object, ceiling: object, where: str) -> GateRule:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as leak@10")
     metric = parse_metric(name)
-    if FAMILIES[metric.family].higher_is_better:
+    if higher_is_better(metric):
         raise ConfigError(f"{where}: {metric} is higher-is-better; gate it with max_drop, not max")
     if isinstance(ceiling, bool) or not isinstance(ceiling, int | float) or not 0 <= ceiling <= 1:
         raise ConfigError(f"{where}: max of {metric} ({ceiling!r}) must be a number from 0 to 1, e.g. 0")
