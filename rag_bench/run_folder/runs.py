@@ -10,9 +10,11 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.core.errors import ConfigError, DataError, RagBenchError
-from rag_bench.run_folder.read import RunFolder
+from rag_bench.run_folder.read import REWRITE, RunFolder
+from rag_bench.score.aggregate import Summary, summarise
 from rag_bench.score.names import Metric
 
+DEFAULT_RESAMPLES, DEFAULT_SEED = 1000, 0  # the run settings ``bootstrap`` and ``seed`` by default (config/schema.py)
 SHOW_IDS = 5  # question ids named in a mismatch message
 
 
@@ -23,13 +25,37 @@ class Run:
     folder: Path
     label: str
     per_question: pd.DataFrame  # labelled rows, and rows of questions that carry a filter (``measured``)
+    resamples: int = DEFAULT_RESAMPLES  # the run's ``bootstrap`` setting: resamples of its 95% intervals
+    seed: int = DEFAULT_SEED  # the run's ``seed`` setting: the seed of those resamples
 
 
 def load_run(path: str | Path) -> Run:
     """A run from its folder or its ``metrics.json`` (``per_question.csv`` next to it)."""
     run = RunFolder(path, needs=("metrics.json", "per_question.csv"))
     run.metrics  # noqa: B018 -- its metrics.json must be readable
-    return Run(folder=run.path, label=str(path), per_question=_measured(run))
+    resamples, seed = _interval_settings(run)
+    return Run(folder=run.path, label=str(path), per_question=_measured(run), resamples=resamples, seed=seed)
+
+
+def own_summary(run: Run, metric: Metric) -> Summary:
+    """The run's mean and 95% interval of ``metric`` exactly as the run computed them (metrics.json, the
+    console, report.html): its measured questions in its own order, its resamples and its seed."""
+    values = metric_values(run, metric).to_numpy()
+    return summarise(values[np.isfinite(values)], run.resamples, run.seed)
+
+
+def _interval_settings(run: RunFolder) -> tuple[int, int]:
+    """(bootstrap, seed) from the run's config; the defaults for a folder that records none (written by hand)."""
+    try:
+        config = run.config
+    except DataError:
+        return DEFAULT_RESAMPLES, DEFAULT_SEED
+    resamples, seed = config.get("bootstrap", DEFAULT_RESAMPLES), config.get("seed", DEFAULT_SEED)
+    for key, value, least in (("bootstrap", resamples, 1), ("seed", seed, None)):
+        if isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least):
+            problem = f"{key} ({value!r}) is not a whole number" + (f" of at least {least}" if least else "")
+            raise DataError(run.path / "config.yaml", problem, field=key, fix=REWRITE)
+    return resamples, seed
 
 
 def _measured(run: RunFolder) -> pd.DataFrame:
