@@ -149,7 +149,8 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     else:
         cuts, knob = (ks, "ks") if family.at_k else ([None], "")
     if not levels & kinds:
-        on = " and ".join(f"{level} questions" for level in sorted(levels)) or "no question"
+        named = {"filtered": "filtered" if family.unlabelled else "labelled filtered"}  # leak@k needs no labels
+        on = " and ".join(f"{named.get(level, level)} questions" for level in sorted(levels)) or "no question"
         raise ConfigError(
             f"{key} ({name}) is measured on {on}, and dataset {dataset.name!r} has none; choose another metric"
         )

@@ -83,5 +83,5 @@ def test_leak_averages_over_every_filtered_question_labelled_or_not():
 def test_objective_leak_is_measured_on_probes_alone():
     probes = Dataset("t", DOCS, (Question("probe", "?", filter=ALL),))
     check_measured("leak@10", probes, [10], [], "objective")
-    with pytest.raises(ConfigError, match="filtered questions"):
+    with pytest.raises(ConfigError, match="measured on labelled filtered questions"):
         check_measured("filtered_recall@10", probes, [10], [], "objective")
