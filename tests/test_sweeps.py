@@ -73,3 +73,35 @@ def test_optuna_sweeper_maximises_the_objective(tmp_path):
     multirun(tmp_path, tmp_path / "optuna", "sweep=optuna", "hydra.sweeper.n_trials=2")
     best = (tmp_path / "optuna" / "optimization_results.yaml").read_text()
     assert "best_value" in best and len(list((tmp_path / "optuna").glob("*/metrics.json"))) == 2
+
+
+LEAK_SWEEP = """# @package _global_
+defaults:
+  - override /hydra/sweeper: optuna
+hydra:
+  mode: MULTIRUN
+  sweeper:
+    direction: maximize
+    n_trials: 2
+    sampler:
+      seed: 0
+    params:
+      retrieval.filter_mode: choice(pre, none)
+"""
+
+
+def test_optuna_minimises_a_lower_is_better_objective(tmp_path):
+    # kestrel-kb's filtered questions leak 0 with filters applied (pre) and 0.357 at k=10 without them (none);
+    # the sweeper maximises the returned objective, so leak@10 comes back negated and pre wins
+    pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
+    (tmp_path / "extra" / "sweep").mkdir(parents=True)
+    (tmp_path / "extra" / "sweep" / "leak.yaml").write_text(LEAK_SWEEP)
+    search = f"hydra.searchpath=[file://{tmp_path / 'extra'}]"
+    multirun(tmp_path, tmp_path / "optuna", "dataset=kestrel-kb", "retrieval=bm25", "objective=leak@10", search,
+             "sweep=leak")  # fmt: skip
+    leaks = {json.loads((p / "metrics.json").read_text())["config"]["retrieval"]["filter_mode"]:
+             json.loads((p / "metrics.json").read_text())["metrics"]["leak@10"]
+             for p in (tmp_path / "optuna").glob("[0-9]*")}  # fmt: skip
+    assert set(leaks) == {"pre", "none"} and leaks["pre"] == 0.0 < leaks["none"]
+    best = (tmp_path / "optuna" / "optimization_results.yaml").read_text()
+    assert "retrieval.filter_mode: pre" in best and "best_value: -0.0" in best

@@ -154,7 +154,8 @@ def task(cfg) -> float:
 def run_job(cfg) -> float:
     """One Hydra job: validate, run, write outputs into Hydra's output folder, print the table.
 
-    Returns the objective metric, which Hydra's optimising sweepers (Optuna) maximise. In a
+    Returns the objective metric, which Hydra's optimising sweepers (Optuna) maximise (negated when it is
+    lower-is-better, ``score/names.maximised``). In a
     multirun, a point whose folder already holds finished outputs of the same config is skipped,
     so rerunning a sweep into the same folder resumes it.
     """
@@ -166,6 +167,7 @@ def run_job(cfg) -> float:
     from rag_bench.report.run.console import console_table
     from rag_bench.run_folder.fingerprint import fingerprint
     from rag_bench.run_folder.write import finished
+    from rag_bench.score.names import maximised
 
     hydra_cfg = HydraConfig.get()
     out_dir = Path(hydra_cfg.runtime.output_dir)
@@ -176,7 +178,7 @@ def run_job(cfg) -> float:
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
-            return payload["metrics"].get(objective_name(config), float("nan"))
+            return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
         advice = conventions_hint(config)
         if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
             PROCESS.hints.add(advice)
@@ -190,7 +192,7 @@ def run_job(cfg) -> float:
         fail_write(exc, write_hint(exc, out_dir, getattr(config, "cache_dir", None)))
     print(console_table(payload))
     print(f"outputs: {out_dir}")
-    return payload["metrics"].get(objective_name(config), float("nan"))
+    return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
 
 
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:

@@ -74,7 +74,13 @@ def compare_parser() -> argparse.ArgumentParser:
         "--metric", action="append", default=[], help=f"metric to show (default {', '.join(DEFAULT_METRICS)})"
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the paired tests: sign flips and the interval of each delta (default 0); each run's own "
+        "interval is the one it wrote, with its own seed and resamples",
+    )
     return parser
 
 

@@ -1,5 +1,9 @@
 """Compare runs: each metric's mean and 95% interval per run, and paired tests against the first run.
 
+A run's own mean and interval are the ones it printed and wrote (``runs.own_summary``: its
+questions in its order, its ``bootstrap`` resamples and ``seed``), so a run shows one interval
+wherever it is shown; ``--seed`` seeds the paired tests and their intervals.
+
 Each later run is tested against the first with the two-sided paired sign-flip test
 (``rag_bench.score.paired``); for each metric the p-values of the later runs are
 Holm-corrected together, so "significant" holds at alpha across all the runs compared.
@@ -13,10 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.run_folder.runs import Run, common_questions, metric_values
-from rag_bench.score.aggregate import summarise
+from rag_bench.run_folder.runs import Run, common_questions, labelled, metric_values, own_summary
 from rag_bench.score.names import Metric
-from rag_bench.score.paired import RESAMPLES, holm, paired_test
+from rag_bench.score.paired import holm, paired_test
 
 DEFAULT_METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr@10")
 
@@ -41,9 +44,10 @@ class Cell:
 @dataclass(frozen=True)
 class Comparison:
     runs: tuple[str, ...]
-    n_questions: int
+    n_questions: int  # labelled questions every run scored
     alpha: float
     cells: tuple[Cell, ...]  # metric-major: every run for the first metric, then the next
+    n_probes: int = 0  # filtered questions without labels: in leak@k only
 
 
 def compare_runs(runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 0.05, seed: int = 0) -> Comparison:
@@ -54,13 +58,14 @@ def compare_runs(runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 
         raise ConfigError(f"--alpha ({alpha}) must be between 0 and 1, e.g. 0.05")
     ids = common_questions(list(runs))
     cells = [cell for metric in metrics for cell in _metric_cells(runs, ids, metric, seed)]
-    return Comparison(tuple(r.label for r in runs), len(ids), alpha, tuple(cells))
+    n_labelled = int(labelled(runs[0]).loc[ids].sum())
+    return Comparison(tuple(r.label for r in runs), n_labelled, alpha, tuple(cells), len(ids) - n_labelled)
 
 
 def _metric_cells(runs: Sequence[Run], ids: list[str], metric: Metric, seed: int) -> list[Cell]:
     values = [metric_values(run, metric).loc[ids].to_numpy() for run in runs]  # each (n_questions,)
     first = values[0]
-    own = [summarise(v[np.isfinite(v)], resamples=RESAMPLES, seed=seed) for v in values]
+    own = [own_summary(run, metric) for run in runs]
     tests = []
     for v in values[1:]:
         keep = np.isfinite(first) & np.isfinite(v)

@@ -17,9 +17,16 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.run_folder.runs import Run, common_questions, first_hit_ranks, hits_at, metric_values, question_texts
-from rag_bench.score.metrics import FAMILIES
-from rag_bench.score.names import Metric, parse_metric
+from rag_bench.run_folder.runs import (
+    Run,
+    common_questions,
+    first_hit_ranks,
+    hits_at,
+    labelled,
+    metric_values,
+    question_texts,
+)
+from rag_bench.score.names import Metric, higher_is_better, parse_metric
 from rag_bench.score.paired import paired_test
 
 DEFAULT_METRIC = "recall@10"
@@ -71,10 +78,11 @@ class Flip:
 class GateResult:
     baseline: str
     current: str
-    n_questions: int
+    n_questions: int  # labelled questions both runs scored
     alpha: float
     verdicts: tuple[Verdict, ...]
     flips: dict[int, tuple[Flip, ...]]  # k -> flips of hit@k, lost first
+    n_probes: int = 0  # filtered questions without labels: in leak@k only
 
     @property
     def passed(self) -> bool:
@@ -95,7 +103,7 @@ def _rule(name: object, max_drop: object, where: str) -> GateRule:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as recall@10")
     metric = parse_metric(name)
-    if not FAMILIES[metric.family].higher_is_better:
+    if not higher_is_better(metric):
         raise ConfigError(
             f"{where}: {metric} is lower-is-better; hold it under a ceiling with {{metric: {metric}, max: 0}}"
         )
@@ -108,7 +116,7 @@ def _ceiling_rule(name: object, ceiling: object, where: str) -> GateRule:
     if not isinstance(name, str):
         raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as leak@10")
     metric = parse_metric(name)
-    if FAMILIES[metric.family].higher_is_better:
+    if higher_is_better(metric):
         raise ConfigError(f"{where}: {metric} is higher-is-better; gate it with max_drop, not max")
     if isinstance(ceiling, bool) or not isinstance(ceiling, int | float) or not 0 <= ceiling <= 1:
         raise ConfigError(f"{where}: max of {metric} ({ceiling!r}) must be a number from 0 to 1, e.g. 0")
@@ -157,13 +165,15 @@ def run_gate(baseline: Run, current: Run, rules: Sequence[GateRule], alpha: floa
     verdicts = tuple(_verdict(baseline, current, ids, rule, alpha, seed) for rule in rules)
     ks = sorted({rule.metric.k or FLIP_K for rule in rules})
     texts = question_texts(baseline) or question_texts(current)
+    n_labelled = int(labelled(baseline).loc[ids].sum())
     return GateResult(
         baseline=baseline.label,
         current=current.label,
-        n_questions=len(ids),
+        n_questions=n_labelled,
         alpha=alpha,
         verdicts=verdicts,
         flips={k: flipped(baseline, current, ids, k, texts) for k in ks},
+        n_probes=len(ids) - n_labelled,
     )
 
 
@@ -194,7 +204,8 @@ def _verdict(baseline: Run, current: Run, ids: list[str], rule: GateRule, alpha:
 
 
 def flipped(baseline: Run, current: Run, ids: list[str], k: int, texts: dict[str, str]) -> tuple[Flip, ...]:
-    """Questions whose hit@k went 1 -> 0 (lost) or 0 -> 1, in question order, lost first."""
+    """Labelled questions whose hit@k went 1 -> 0 (lost) or 0 -> 1, in question order, lost first."""
+    ids = [q for q in ids if labelled(baseline)[q] and labelled(current)[q]]  # a filtered probe has no hit@k
     before, after = hits_at(baseline, k).loc[ids], hits_at(current, k).loc[ids]
     rank_before, rank_after = first_hit_ranks(baseline).loc[ids], first_hit_ranks(current).loc[ids]
     flips = [

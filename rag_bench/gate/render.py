@@ -32,7 +32,7 @@ def gate_markdown(result: GateResult, diff: str | None = None) -> str:
         f"### rag-bench gate: {head}",
         "",
         f"Baseline {md_code(result.baseline)} vs current {md_code(result.current)} on {result.n_questions} "
-        "labelled questions. "
+        f"labelled questions{probes(result.n_probes)}. "
         f"A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
         f"gives p < {result.alpha:g}.",
         "",
@@ -117,11 +117,17 @@ def _flip_text(result: GateResult, v: Verdict) -> str:
     return "\n".join(lines)
 
 
+def probes(n: int) -> str:
+    """`` and 2 filtered questions without labels (leak@k only)``, or nothing when there are none."""
+    return f" and {n} filtered questions without labels (leak@k only)" if n else ""
+
+
 def compare_markdown(comparison: Comparison) -> str:
     """One row per metric and run: mean, interval, and the paired test against the first run."""
     first = comparison.runs[0]
     lines = [
-        f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions",
+        f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions"
+        f"{probes(comparison.n_probes)}",
         "",
         f"Each run vs {md_code(first)}: two-sided paired sign-flip test; p (Holm) is corrected across the "
         f"{len(comparison.runs) - 1} compared runs; * marks p (Holm) < {comparison.alpha:g}.",

@@ -2,7 +2,8 @@
 
 qrels lines: ``qid iteration docid grade`` (whitespace separated; iteration ignored).
 run lines: ``qid Q0 docid rank score tag``; like trec_eval, a run's order is score
-descending, then docid descending (string order); the rank column is checked, not used.
+descending (compared as float32), then docid descending (string order); the rank column is
+checked, not used (``core/ties.trec_order``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from rag_bench.core.errors import DataError
+from rag_bench.core.ties import trec_order
 from rag_bench.core.types import Dataset
 from rag_bench.importers.common import Imported, add_judgement, document_row, question_row
 
@@ -38,7 +40,7 @@ def read_trec_qrels(path: Path, doc_ids: Collection[str] | None = None) -> dict[
 
 
 def read_trec_run(path: Path) -> dict[str, list[tuple[str, float]]]:
-    """qid -> [(docid, score), ...] best first, in trec_eval's order (score desc, then docid desc)."""
+    """qid -> [(docid, score), ...] best first, in trec_eval's order (float32 score desc, then docid desc)."""
     path = Path(path)
     runs: dict[str, dict[str, float]] = {}
     for line, fields in _rows(path, 6, "qid Q0 docid rank score tag"):
@@ -62,7 +64,8 @@ def read_trec_run(path: Path) -> dict[str, list[tuple[str, float]]]:
             )
         ranking[doc_id] = value
     return {
-        qid: sorted(ranking.items(), key=lambda item: (item[1], item[0]), reverse=True) for qid, ranking in runs.items()
+        qid: [(doc_id, score) for doc_id, score, _ in trec_order((d, s, None) for d, s in ranking.items())]
+        for qid, ranking in runs.items()
     }
 
 

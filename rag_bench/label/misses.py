@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from rag_bench.run_folder.runs import first_hit_ranks, hits_at, load_run
+from rag_bench.run_folder.runs import first_hit_ranks, hits_at, labelled, load_run
 
 
 def run_outcomes(folder: Path, k: int) -> dict:
@@ -15,9 +15,10 @@ def run_outcomes(folder: Path, k: int) -> dict:
     then, or written after the run.
     """
     run = load_run(folder)
-    ranks, hits = first_hit_ranks(run), hits_at(run, k)
+    ranks, hits, judged = first_hit_ranks(run), hits_at(run, k), labelled(run)
     questions = {
         str(qid): {"first_hit_rank": None if math.isnan(rank) else int(rank), "hit": bool(hits[qid] >= 1.0)}
         for qid, rank in ranks.items()
+        if judged[qid]
     }
     return {"folder": str(run.folder), "k": k, "questions": questions}

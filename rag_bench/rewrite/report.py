@@ -4,8 +4,9 @@ Runs are grouped by their configuration without the variant keys (``retrieval.qu
 ``variant_kinds``, ``original_weight``, ``variant_k_rrf``); in each group the run without
 variants is the reference. For each other run, each category (and all questions) and each
 metric: both means, the mean paired difference with its 95% bootstrap interval, the questions
-that improved and worsened, and the two-sided paired sign-flip p-value (``score/paired.py``),
-Holm-corrected over the variant runs of the group, per category and metric.
+that improved and worsened (by the metric's direction, ``score/names.higher_is_better``), and the
+two-sided paired sign-flip p-value (``score/paired.py``), Holm-corrected over the variant runs of the
+group, per category and metric.
 ``sweep=query`` writes it into the sweep folder when the multirun ends (``QueryReport``).
 """
 
@@ -27,7 +28,7 @@ from rag_bench.core.errors import DataError, RagBenchError
 from rag_bench.core.markdown import md_text
 from rag_bench.run_folder.read import RunFolder
 from rag_bench.run_folder.runs import Run, common_questions, load_run, metric_values
-from rag_bench.score.names import parse_metric
+from rag_bench.score.names import maximised, parse_metric
 from rag_bench.score.paired import holm, paired_test
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,7 @@ class Row:
     delta: float
     ci_low: float
     ci_high: float
-    wins: int  # questions whose value rose
+    wins: int  # questions whose value got better (rose; fell for a lower-is-better metric)
     losses: int
     p_value: float
     p_holm: float
@@ -146,10 +147,10 @@ def compare(reference: Run, runs: Sequence[Run], labels: Sequence[str], metric: 
         tests = [paired_test(base[keep], v[keep], alternative="two-sided", seed=seed) for v in values]
         adjusted = holm([t.p_value for t in tests])
         for name, v, test, p_holm in zip(labels, values, tests, adjusted, strict=True):
-            diff = v[keep] - base[keep]
+            gain = maximised(metric, v[keep] - base[keep])  # > 0: better by the metric's direction
             rows.append(
                 Row(metric, category, name, test.n, test.baseline, test.current, test.delta, test.ci_low,
-                    test.ci_high, int((diff > 0).sum()), int((diff < 0).sum()), test.p_value, p_holm)
+                    test.ci_high, int((gain > 0).sum()), int((gain < 0).sum()), test.p_value, p_holm)
             )  # fmt: skip
     return rows
 
@@ -169,7 +170,8 @@ def markdown(results: Sequence[tuple[Path, list[Row]]], alpha: float = 0.05) -> 
     lines = ["# Query variants against the question alone", ""]
     lines.append(
         f"Paired per question against the run without variants; p: two-sided sign-flip test, Holm-corrected over "
-        f"the variant runs; * marks p (Holm) < {alpha}. wins / losses: questions whose value rose / fell."
+        f"the variant runs; * marks p (Holm) < {alpha}. wins / losses: questions whose value got better / worse "
+        "(rose / fell; for a lower-is-better metric such as leak@k, fell / rose)."
     )
     for reference, rows in results:
         for metric in dict.fromkeys(r.metric for r in rows):

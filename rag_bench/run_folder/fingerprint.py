@@ -53,4 +53,3 @@ def _strings(tree: dict, prefix: str = "") -> Iterator[tuple[str, str]]:
             yield from _strings(value, f"{prefix}{key}.")
         elif isinstance(value, str):
             yield f"{prefix}{key}", value
-

@@ -10,36 +10,70 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.core.errors import ConfigError, DataError, RagBenchError
-from rag_bench.run_folder.read import RunFolder
+from rag_bench.run_folder.read import REWRITE, RunFolder
+from rag_bench.score.aggregate import Summary, summarise
 from rag_bench.score.names import Metric
 
+DEFAULT_RESAMPLES, DEFAULT_SEED = 1000, 0  # the run settings ``bootstrap`` and ``seed`` by default (config/schema.py)
 SHOW_IDS = 5  # question ids named in a mismatch message
 
 
 @dataclass(frozen=True)
 class Run:
-    """One run folder: where it is, its label, and its labelled per-question rows (index: question_id)."""
+    """One run folder: where it is, its label, and its measured per-question rows (index: question_id)."""
 
     folder: Path
     label: str
-    per_question: pd.DataFrame
+    per_question: pd.DataFrame  # labelled rows, and rows of questions that carry a filter (``measured``)
+    resamples: int = DEFAULT_RESAMPLES  # the run's ``bootstrap`` setting: resamples of its 95% intervals
+    seed: int = DEFAULT_SEED  # the run's ``seed`` setting: the seed of those resamples
 
 
 def load_run(path: str | Path) -> Run:
     """A run from its folder or its ``metrics.json`` (``per_question.csv`` next to it)."""
     run = RunFolder(path, needs=("metrics.json", "per_question.csv"))
     run.metrics  # noqa: B018 -- its metrics.json must be readable
-    return Run(folder=run.path, label=str(path), per_question=_labelled(run))
+    resamples, seed = _interval_settings(run)
+    return Run(folder=run.path, label=str(path), per_question=_measured(run), resamples=resamples, seed=seed)
 
 
-def _labelled(run: RunFolder) -> pd.DataFrame:
-    """The labelled rows of per_question.csv, indexed by question id (ids must be unique)."""
+def own_summary(run: Run, metric: Metric) -> Summary:
+    """The run's mean and 95% interval of ``metric`` exactly as the run computed them (metrics.json, the
+    console, report.html): its measured questions in its own order, its resamples and its seed."""
+    values = metric_values(run, metric).to_numpy()
+    return summarise(values[np.isfinite(values)], run.resamples, run.seed)
+
+
+def _interval_settings(run: RunFolder) -> tuple[int, int]:
+    """(bootstrap, seed) from the run's config; the defaults for a folder that records none (written by hand)."""
+    try:
+        config = run.config
+    except DataError:
+        return DEFAULT_RESAMPLES, DEFAULT_SEED
+    resamples, seed = config.get("bootstrap", DEFAULT_RESAMPLES), config.get("seed", DEFAULT_SEED)
+    for key, value, least in (("bootstrap", resamples, 1), ("seed", seed, None)):
+        if isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least):
+            problem = f"{key} ({value!r}) is not a whole number" + (f" of at least {least}" if least else "")
+            raise DataError(run.path / "config.yaml", problem, field=key, fix=REWRITE)
+    return resamples, seed
+
+
+def _measured(run: RunFolder) -> pd.DataFrame:
+    """The rows of per_question.csv some metric averages over, indexed by question id (ids must be unique):
+    labelled questions, and questions that carry a filter (``selectivity`` set), whose ``leak@k`` counts
+    whether they are labelled or not (``score/evaluate.measured_rows``)."""
     table, path = run.per_question, run.path / "per_question.csv"
     duplicates = table["question_id"][table["question_id"].duplicated()].unique()
     if len(duplicates):
         raise DataError(path, f"repeats question ids: {', '.join(duplicates[:SHOW_IDS])}", field="question_id")
     labelled = table["labelled"].astype(str).str.lower() == "true"
-    return table[labelled].set_index("question_id")
+    filtered = table["selectivity"].notna() if "selectivity" in table.columns else False
+    return table[labelled | filtered].set_index("question_id")
+
+
+def labelled(run: Run) -> pd.Series:
+    """(index: question_id) True for the run's labelled questions, False for unlabelled filtered ones."""
+    return run.per_question["labelled"].astype(str).str.lower() == "true"
 
 
 def metric_values(run: Run, metric: Metric) -> pd.Series:

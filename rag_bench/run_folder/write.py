@@ -9,12 +9,12 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
 import yaml
 from omegaconf import OmegaConf
 
 from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
+from rag_bench.core.ties import trec_scores
 from rag_bench.pipeline.run import RunResult
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.manifest import KEY as FILES
@@ -138,8 +138,8 @@ def ann_metric(result: RunResult) -> dict[str, float]:
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
 
-    Scores are written so that any TREC tool ranks the chunks exactly as rag-bench did
-    (``trec_scores``), in full float64 precision.
+    Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
+    pytrec_eval and ``retrieval=external`` rank the chunks exactly as rag-bench did.
     """
     lines = []
     ids: dict[int, str] = {}  # chunk index -> id, each made once
@@ -151,35 +151,15 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     return write_text(path, "".join(lines))
 
 
-def trec_scores(scores: np.ndarray) -> list[float]:
-    """A ranking's scores, best first, made strictly decreasing by the smallest possible steps.
-
-    trec_eval orders a question's entries by score descending, then docno descending, so tied scores
-    would come back in docno order, not rag-bench's (corpus order). Each score is therefore lowered to
-    just below the one before it when it is not already below it: w_1 = s_1, w_i = min(s_i,
-    nextafter(w_{i-1}, -inf)); a non-finite score (below a reranker's depth) continues the same way.
-    Every w_i is within a few float64 ulps of s_i when the scores were finite.
-    """
-    out: list[float] = []
-    for s in np.asarray(scores, dtype=np.float64).tolist():
-        if not out:
-            out.append(s if math.isfinite(s) else 0.0)
-            continue
-        below = math.nextafter(out[-1], -math.inf)
-        out.append(min(s, below) if math.isfinite(s) else below)
-    return out
-
-
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
-    """The document ranking (a document ranks where its first chunk ranks), in trec_eval's order."""
+    """The document ranking the metrics read (a document ranks where its first chunk ranks), with scores
+    strictly decreasing in float32 (``core/ties.trec_scores``): pytrec_eval on this file equals the metrics."""
     run = result.evaluation.documents
     lines = []
     for q, question in enumerate(result.dataset.questions):
-        for rank, (d, score) in enumerate(zip(run.ranked[q], run.scores[q], strict=True), start=1):
-            if d < 0:
-                break
-            value = float(score) if math.isfinite(score) else -1e9
-            lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {value!r} {tag}\n")
+        docs = run.ranked[q][run.ranked[q] >= 0]
+        for rank, (d, score) in enumerate(zip(docs, trec_scores(run.scores[q][: len(docs)]), strict=True), start=1):
+            lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {score!r} {tag}\n")
     return write_text(path, "".join(lines))
 
 

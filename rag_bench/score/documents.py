@@ -1,8 +1,11 @@
 """Document-level metrics from chunk rankings, equal to trec_eval (DESIGN section 3).
 
 A document ranks where its first chunk ranks (its later chunks are dropped) and takes
-that chunk's score. As in trec_eval, each question's documents are then ordered by
-score descending, then document id descending (string order), so ties score alike.
+that chunk's score; the chunk list's order, ties included, is the document ranking
+(``core/ties.py``: one tie rule for every list). trec_eval orders tied scores by docno
+instead, so the document run handed to it (``trec_run``, ``run_documents.trec``) carries
+scores made strictly decreasing in float32 (``core/ties.trec_scores``): pytrec_eval then
+ranks the documents as rag-bench does, and every value below equals it.
 
 With g(d) the judged grade (0 when unjudged), d relevant when g(d) >= 1, R the number
 of relevant judged documents and r the rank from 1, at cut-off k:
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rag_bench.core.ties import trec_order, trec_scores
 from rag_bench.score.metrics import document_families
 from rag_bench.score.views import DocumentCounts
 
@@ -33,7 +37,7 @@ FAMILIES = tuple(f.name for f in document_families())  # the document-level entr
 
 @dataclass(frozen=True)
 class DocumentRun:
-    """Per-question document rankings in trec_eval order."""
+    """Per-question document rankings, each document where its first chunk ranks."""
 
     doc_ids: tuple[str, ...]  # document index -> id, in ascending string order
     ranked: np.ndarray  # (n_questions, width) int64 document indices, best first, -1 padded
@@ -44,7 +48,7 @@ def document_run(ranked: np.ndarray, scores: np.ndarray, chunk_doc_ids: Sequence
     """Document rankings from chunk rankings (chunk indices best first, -1 padded, with scores).
 
     ``chunk_doc_ids[c]`` is the document of chunk c. A document keeps its first chunk's
-    rank and score; rows are then sorted by score descending, then document id descending.
+    rank and score; the rows keep the chunk lists' order (ties as the chunk lists broke them).
     """
     ranked = np.asarray(ranked, dtype=np.int64)
     scores = np.asarray(scores, dtype=np.float64)
@@ -55,48 +59,31 @@ def document_run(ranked: np.ndarray, scores: np.ndarray, chunk_doc_ids: Sequence
     lookup = np.append(chunk_doc, -1)  # chunk index -> document index; the last slot serves padding
     docs = lookup[np.where(valid, ranked, len(lookup) - 1)]  # (n, width)
     keep = _first_occurrences(docs) & valid
-    docs = np.where(keep, docs, -1)
-    order = _trec_order(docs, np.where(keep, scores, -np.inf), len(doc_ids))
+    # each row's kept documents moved to its front, in rank order (a stable sort of "not kept")
+    order = np.argsort(~keep, axis=1, kind="stable")
     width = int(keep.sum(axis=1).max(initial=0))
     order = order[:, :width]
-    out_docs = np.take_along_axis(docs, order, axis=1)
+    out_docs = np.take_along_axis(np.where(keep, docs, -1), order, axis=1)
     out_scores = np.where(out_docs >= 0, np.take_along_axis(scores, order, axis=1), np.nan)
     return DocumentRun(doc_ids, out_docs, out_scores)
 
 
-def _trec_order(docs: np.ndarray, scores: np.ndarray, n_docs: int) -> np.ndarray:
-    """(n, width) column order of each row: score descending, then document index descending.
-
-    Document indices follow string order, so this is trec_eval's "docno descending".
-    Padding (doc -1, score -inf) sorts after every document, even one scored -inf.
-    """
-    by_score = np.argsort(-scores, axis=1, kind="stable")
-    sorted_scores = np.take_along_axis(scores, by_score, axis=1)
-    tier = np.zeros(scores.shape, dtype=np.int64)  # 0, 1, 2, ...: the row's distinct scores, best first
-    tier[:, 1:] = np.cumsum(sorted_scores[:, 1:] != sorted_scores[:, :-1], axis=1)
-    reverse_doc = n_docs - np.take_along_axis(docs, by_score, axis=1)  # padding: n_docs + 1, last
-    within = np.argsort(tier * (n_docs + 2) + reverse_doc, axis=1)
-    return np.take_along_axis(by_score, within, axis=1)
-
-
 def rankings_run(rankings: Mapping[str, Sequence[tuple[str, float]]], question_ids: Sequence[str]) -> DocumentRun:
-    """A DocumentRun from per-question ``[(doc_id, score), ...]`` (e.g. ``read_trec_run``), in trec_eval order.
+    """A DocumentRun from per-question ``[(doc_id, score), ...]`` (e.g. ``read_trec_run``), in trec_eval order
+    (``core/ties.trec_order``: float32 score descending, then doc_id descending).
 
     A question missing from ``rankings`` retrieved nothing; each doc_id must appear once per question.
     """
-    rows = [list(rankings.get(qid, ())) for qid in question_ids]
+    rows = [[(d, s) for d, s, _ in trec_order((d, s, None) for d, s in rankings.get(qid, ()))] for qid in question_ids]
     doc_ids = tuple(sorted({doc_id for row in rows for doc_id, _ in row}))
     index = {doc_id: i for i, doc_id in enumerate(doc_ids)}
     width = max((len(row) for row in rows), default=0)
     docs = np.full((len(rows), width), -1, dtype=np.int64)
-    scores = np.full((len(rows), width), -np.inf)
+    scores = np.full((len(rows), width), np.nan)
     for q, row in enumerate(rows):
         docs[q, : len(row)] = [index[doc_id] for doc_id, _ in row]
         scores[q, : len(row)] = [score for _, score in row]
-    order = _trec_order(docs, scores, len(doc_ids))
-    out_docs = np.take_along_axis(docs, order, axis=1)
-    out_scores = np.where(out_docs >= 0, np.take_along_axis(scores, order, axis=1), np.nan)
-    return DocumentRun(doc_ids, out_docs, out_scores)
+    return DocumentRun(doc_ids, docs, scores)
 
 
 def _document_indices(chunk_doc_ids: Sequence[str]) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -125,10 +112,12 @@ def _first_occurrences(docs: np.ndarray) -> np.ndarray:
 
 
 def trec_run(run: DocumentRun, question_ids: Sequence[str]) -> dict[str, dict[str, float]]:
-    """The pytrec_eval run ``{question_id: {doc_id: score}}``; a question with nothing retrieved maps to {}."""
+    """The pytrec_eval run ``{question_id: {doc_id: score}}`` that ranks as ``run`` does (scores strictly
+    decreasing in float32, ``core/ties.trec_scores``); a question with nothing retrieved maps to {}."""
     out: dict[str, dict[str, float]] = {}
     for qid, docs, scores in zip(question_ids, run.ranked, run.scores, strict=True):
-        out[qid] = {run.doc_ids[d]: float(s) for d, s in zip(docs, scores, strict=True) if d >= 0}
+        kept = docs >= 0
+        out[qid] = dict(zip((run.doc_ids[d] for d in docs[kept]), trec_scores(scores[kept]), strict=True))
     return out
 
 

@@ -2,7 +2,8 @@
 
 Questions with evidence spans get span metrics (``spans.py``); questions with document
 judgements get document metrics equal to trec_eval (``documents.py``); questions with
-neither are unanswerable: listed, and excluded from every aggregate.
+neither are unanswerable: listed, and excluded from every aggregate but those of the filter
+metrics (``filtered.py``), which average over every question that carries a filter, labelled or not.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class Evaluation:
     metric_names: list[str]  # metrics measured on at least one question
     summary: dict[str, Summary]  # over the questions each metric applies to
     by_category: dict[str, dict[str, float]]  # category -> metric -> mean
-    category_counts: dict[str, int]
-    n_scored: int
+    category_counts: dict[str, int]  # category -> questions measured (labelled, or carrying a filter)
+    n_scored: int  # labelled questions
     n_unlabelled: int
     documents: DocumentRun | None = None  # the document ranking, when any question has judgements
     shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
@@ -92,15 +93,28 @@ def evaluate(
         + ["top_chunks"]
     )
     scored = table[table["labelled"]]
-    values = scored[names].to_numpy(float)  # (n_scored, n_metrics), NaN where a metric does not apply
+    measured = table[measured_rows(table, dataset)]  # labelled, or carrying a filter (filter metrics)
+    values = measured[names].to_numpy(float)  # (n_measured, n_metrics), NaN where a metric does not apply
     columns = {n: column[~np.isnan(column)] for n, column in zip(names, values.T, strict=True)}
     summary = summarise_table(columns, resamples, seed)
-    groups = scored.groupby(scored["category"].fillna("(none)"), sort=True)
+    groups = measured.groupby(measured["category"].fillna("(none)"), sort=True)
     means, sizes = groups[names].mean(), groups.size()
     by_category = {str(c): {n: float(means.at[c, n]) for n in names} for c in means.index}
     counts = {str(c): int(sizes[c]) for c in sizes.index}
     short = shortfall(scored, max(ks), budgets)
     return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run, short)
+
+
+def measured_rows(table: pd.DataFrame, dataset: Dataset) -> np.ndarray:
+    """(n_questions,) bool: the questions some metric is averaged over.
+
+    A labelled question has every metric that applies to it; a question that carries a filter has the
+    filter metrics whether it is labelled or not (an access-control probe with no evidence still leaks).
+    An unlabelled question's row holds no other metric (NaN), so each metric's mean is over the
+    questions it has a value for: labelled ones, and for ``leak@k`` every filtered one.
+    """
+    filtered = np.array([q.filter is not None for q in dataset.questions], dtype=bool)
+    return table["labelled"].to_numpy(dtype=bool) | filtered
 
 
 def shortfall(scored: pd.DataFrame, top: int, budgets: Sequence[int]) -> dict[str, int]:
@@ -127,7 +141,7 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     metric = parse_metric(name)
     family = FAMILIES[metric.family]
     kinds = {"span" if q.spans else "document" for q in dataset.questions if q.labelled}
-    kinds |= {"filtered" for q in dataset.questions if q.labelled and q.filter is not None}
+    kinds |= {"filtered" for q in dataset.questions if q.filter is not None and (q.labelled or family.unlabelled)}
     measures = (("span", family.span), ("document", family.document), ("filtered", family.filtered))
     levels = {level for level, fn in measures if fn is not None}
     if metric.unit == "chars":
@@ -135,7 +149,8 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     else:
         cuts, knob = (ks, "ks") if family.at_k else ([None], "")
     if not levels & kinds:
-        on = " and ".join(f"{level} questions" for level in sorted(levels)) or "no question"
+        named = {"filtered": "filtered" if family.unlabelled else "labelled filtered"}  # leak@k needs no labels
+        on = " and ".join(f"{named.get(level, level)} questions" for level in sorted(levels)) or "no question"
         raise ConfigError(
             f"{key} ({name}) is measured on {on}, and dataset {dataset.name!r} has none; choose another metric"
         )

@@ -5,8 +5,11 @@ With F the chunks whose document the question's filter forbids and T_k its top k
   filtered_recall@k  recall@k of the question (its evidence always lies in documents the filter allows)
   filtered_ndcg@k    ndcg@k of the question
   selectivity        share of the run's chunks the filter allows (a per-question column, not a metric)
-Aggregated over the filtered questions only, so ``filtered_recall@10`` under ``filter_mode=pre``
-and under ``none`` compare the same questions with and without the filter applied.
+Aggregated over the questions that carry a filter, labelled or not: an access-control probe (a
+filtered question with no evidence) has a leak@k like any other, and one that leaks raises the mean.
+filtered_recall@k and filtered_ndcg@k exist on labelled filtered questions only, so
+``filtered_recall@10`` under ``filter_mode=pre`` and under ``none`` compare the same questions with
+and without the filter applied.
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ on questions with document judgements (``document``: a function of every judged 
 ``DocumentCounts``, vectorised), on questions that carry a metadata filter (``filtered``: a
 function of one question's ``FilterView``), on contexts cut by a character budget (``budget``:
 the span function on the cut context), at each cut-off k or once per question (``at_k``).
-``higher_is_better`` is False for metrics a gate holds down (``leak@k``). Adding a metric
+``higher_is_better`` is False for metrics a gate holds down (``leak@k``); ``unlabelled`` is True for
+filter metrics that need no labels, so they average over every question that carries a filter,
+labelled or not (an access-control probe has no evidence, and still leaks). Adding a metric
 is one entry here; a metric name that no entry measures is an error (``score/names.py``).
 Definitions: DESIGN section 3 and the docstrings of ``spans.py``, ``budget.py`` and ``documents.py``.
 """
@@ -29,6 +31,7 @@ class Family:
     at_k: bool = True  # False: measured once per question (no cut-off in its name)
     filtered: Callable[[FilterView], float] | None = None
     higher_is_better: bool = True
+    unlabelled: bool = False  # also measured on filtered questions without labels
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -64,7 +67,12 @@ FAMILIES: dict[str, Family] = {
         Family("precision", document=lambda d: d.hits / d.k),
         # Filtered questions: leak@k = forbidden chunks in the top k / chunks in the top k (0 for an empty list);
         # filtered_recall@k and filtered_ndcg@k are recall@k and ndcg@k over the filtered questions alone.
-        Family("leak", filtered=lambda v: v.forbidden / v.n_top if v.n_top else 0.0, higher_is_better=False),
+        Family(
+            "leak",
+            filtered=lambda v: v.forbidden / v.n_top if v.n_top else 0.0,
+            higher_is_better=False,
+            unlabelled=True,
+        ),
         Family("filtered_recall", filtered=lambda v: v.measured.get("recall", float("nan"))),
         Family("filtered_ndcg", filtered=lambda v: v.measured.get("ndcg", float("nan"))),
         Family("precision_omega", span=lambda v: v.touched_covered / v.touched if v.touched else 0.0, at_k=False),

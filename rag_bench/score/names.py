@@ -26,6 +26,20 @@ class Metric:
         return self.family if self.k is None else f"{self.family}@{self.k}{self.unit}"
 
 
+def higher_is_better(name: str | Metric) -> bool:
+    """The metric table's direction of a metric: True unless its family is lower-is-better (``leak@k``).
+
+    Every ranking of metric values (a sweep's best point and ties, plots, a gate rule, an objective) reads this.
+    """
+    metric = name if isinstance(name, Metric) else parse_metric(name)
+    return FAMILIES[metric.family].higher_is_better
+
+
+def maximised(name: str, value: float) -> float:
+    """``value`` oriented so that more is better: negated for a lower-is-better metric (an objective to maximise)."""
+    return value if higher_is_better(name) else -value
+
+
 def parse_metric(name: str) -> Metric:
     """``"ndcg@10"`` -> Metric("ndcg", 10); a ConfigError naming what is allowed otherwise."""
     at_k = [f.name for f in FAMILIES.values() if f.at_k]

@@ -3,12 +3,19 @@
 Chunk c hits span s when they lie in the same document and overlap by at least
 ``tau * min(len(c), len(s))`` characters (and by at least one character). A chunk
 that overlaps a span at all "touches" it (used by precision_omega).
+
+The comparison is exact: ``tau`` is taken as the decimal it is written as (0.55 is 55/100, not the
+binary float just above it, for which 0.55 * 100 = 55.00000000000001) and the rule is checked in
+integers, overlap * q >= p * min(len(c), len(s)) for tau = p/q in lowest terms, so an overlap exactly
+at the threshold always hits.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -47,8 +54,17 @@ def overlap(chunk: Chunk, span: Span) -> int:
 
 
 def hits(chunk: Chunk, span: Span, tau: float) -> bool:
-    """The relevance rule: overlap >= max(1, tau * min(len(chunk), len(span)))."""
-    return overlap(chunk, span) >= max(1.0, tau * min(len(chunk), len(span)))
+    """The relevance rule: overlap >= max(1, tau * min(len(chunk), len(span))), in exact arithmetic."""
+    shared = overlap(chunk, span)
+    p, q = tau_ratio(tau)
+    return shared >= 1 and shared * q >= p * min(len(chunk), len(span))
+
+
+@lru_cache(maxsize=64)
+def tau_ratio(tau: float) -> tuple[int, int]:
+    """``tau`` as the fraction p/q of its shortest decimal text: 0.55 -> (11, 20), 0.5 -> (1, 2), 1 -> (1, 1)."""
+    exact = Fraction(repr(float(tau)))
+    return exact.numerator, exact.denominator
 
 
 def touching(locator: ChunkLocator, spans: Sequence[Span], tau: float) -> dict[int, frozenset[int]]:

@@ -1,10 +1,11 @@
 """Sweep honesty: the best point and every point not significantly worse; choose on dev, report on test.
 
 ``mark_best`` takes one metric's per-question scores at every sweep point (same questions,
-same order). The best point has the highest mean; each other point is tested with the
-one-sided paired sign-flip test "best > point" (``rag_bench.score.paired``), the p-values of
-all other points are Holm-corrected together, and a point whose adjusted p >= alpha is
-marked ``tied``: the data cannot tell it from the best.
+same order) and the metric's direction (``score/names.higher_is_better``). The best point has
+the highest mean (the lowest for a lower-is-better metric such as ``leak@k``); each other point
+is tested with the one-sided paired sign-flip test "best better than point" (``rag_bench.score.paired``),
+the p-values of all other points are Holm-corrected together, and a point whose adjusted p >= alpha
+is marked ``tied``: the data cannot tell it from the best.
 
 ``seeded_split`` assigns questions to dev and test by a seeded hash of their ids, so the
 split does not depend on question order and is stable as questions are added; ``choose_on_dev``
@@ -36,12 +37,15 @@ class PointMark:
     mean: float
     best: bool
     tied: bool  # the best itself, or Holm-adjusted p >= alpha
-    p_value: float | None = None  # one-sided "best > this point"; None for the best
+    p_value: float | None = None  # one-sided "best better than this point"; None for the best
     p_holm: float | None = None
 
 
-def mark_best(scores: Mapping[str, np.ndarray], alpha: float = 0.05, seed: int = 0) -> dict[str, PointMark]:
-    """Point label -> mark; the best point has the highest mean (the first such in ``scores`` order)."""
+def mark_best(
+    scores: Mapping[str, np.ndarray], alpha: float = 0.05, seed: int = 0, higher_is_better: bool = True
+) -> dict[str, PointMark]:
+    """Point label -> mark; the best point has the best mean (the first such in ``scores`` order): the highest,
+    or the lowest when ``higher_is_better`` is False."""
     if not scores:
         raise ValueError("mark_best needs at least one sweep point")
     arrays = {point: np.asarray(values, dtype=np.float64) for point, values in scores.items()}
@@ -49,9 +53,10 @@ def mark_best(scores: Mapping[str, np.ndarray], alpha: float = 0.05, seed: int =
     if len(shapes) != 1:
         raise ValueError(f"every point needs one score per question, in the same order (shapes: {sorted(shapes)})")
     means = {point: float(np.nanmean(a)) if a.size else float("nan") for point, a in arrays.items()}
-    best = max(means, key=lambda p: -np.inf if np.isnan(means[p]) else means[p])  # first of equal means
+    sign = 1.0 if higher_is_better else -1.0  # sign * value: more is better
+    best = max(means, key=lambda p: -np.inf if np.isnan(means[p]) else sign * means[p])  # first of equal means
     others = [p for p in arrays if p != best]
-    p_values = [_p_best_better(arrays[best], arrays[p], seed) for p in others]
+    p_values = [_p_best_better(sign * arrays[best], sign * arrays[p], seed) for p in others]
     adjusted = holm(p_values)
     marks = {best: PointMark(best, means[best], best=True, tied=True)}
     for point, p, p_adj in zip(others, p_values, adjusted, strict=True):
@@ -114,6 +119,7 @@ def choose_on_dev(
     split: Mapping[str, str],
     alpha: float = 0.05,
     seed: int = 0,
+    higher_is_better: bool = True,
 ) -> DevTestChoice:
     """Mark points on the dev questions, choose the best there, report it on the test questions."""
     missing = [q for q in question_ids if q not in split]
@@ -121,7 +127,7 @@ def choose_on_dev(
         raise ValueError(f"{len(missing)} questions have no split, e.g. {missing[:3]}")
     on_dev = np.array([split[q] == DEV for q in question_ids])  # (n_questions,) bool
     arrays = {point: np.asarray(values, dtype=np.float64) for point, values in scores.items()}
-    dev = mark_best({point: a[on_dev] for point, a in arrays.items()}, alpha=alpha, seed=seed)
+    dev = mark_best({point: a[on_dev] for point, a in arrays.items()}, alpha, seed, higher_is_better)
     point = next(p for p, mark in dev.items() if mark.best)
     test_values = arrays[point][~on_dev]
     test = summarise(test_values[np.isfinite(test_values)], resamples=RESAMPLES, seed=seed)

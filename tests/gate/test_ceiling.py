@@ -50,3 +50,29 @@ def test_rules_are_checked(tmp_path, text, message):
     config.write_text(text)
     with pytest.raises(ConfigError, match=message):
         load_rules(config)
+
+
+def test_a_leaking_probe_without_labels_fails_the_ceiling(tmp_path):
+    # q0..q2 labelled and clean; p1 is an access-control probe (a filter, no evidence: labelled False)
+    # whose top 10 holds 4 forbidden chunks of 10. The ceiling holds the mean over every filtered question.
+    def run(name, probe_leak):
+        folder = tmp_path / name
+        folder.mkdir()
+        table = pd.DataFrame({"question_id": ["q0", "q1", "q2", "p1"], "labelled": [True, True, True, False],
+                              "selectivity": 0.5, "first_hit_rank": [1.0, 1.0, 1.0, None],
+                              "hit@10": [1.0, 1.0, 1.0, None], "leak@10": [0.0, 0.0, 0.0, probe_leak],
+                              "recall@10": [1.0, 1.0, 1.0, None], "top_chunks": "[]"})  # fmt: skip
+        table.to_csv(folder / "per_question.csv", index=False)
+        metrics = {"leak@10": probe_leak / 4, "recall@10": 1.0}
+        (folder / "metrics.json").write_text(json.dumps({"dataset": "hand", "n_questions": 3, "metrics": metrics}))
+        return load_run(folder)
+
+    config = tmp_path / "gate.yaml"
+    config.write_text("- metric: leak@10\n  max: 0\n- metric: recall@10\n  max_drop: 0\n")
+    result = run_gate(run("base", 0.0), run("leaky", 0.4), load_rules(config))
+    leak, recall = result.verdicts
+    assert (leak.n, leak.current, leak.status) == (4, pytest.approx(0.1), "regression")
+    assert (recall.n, recall.status) == (3, "no drop")
+    assert not result.passed and result.flips == {10: ()}  # the probe has no hit@10 to flip
+    assert (result.n_questions, result.n_probes) == (3, 1)
+    assert "on 3 labelled questions and 1 filtered questions without labels (leak@k only)" in gate_markdown(result)

@@ -112,15 +112,18 @@ def test_document_judgements_by_relevant_documents():
 
 
 def test_judged_hit_follows_the_metrics_document_order_and_agrees_with_hit_at_k():
-    # chunks of a and b tie on score: the metrics order tied documents by id descending, so b is first
+    # chunks of a and b tie on score: tied documents keep the list's order (one tie rule), so a is first
     question = judged("q", {"a": 1})
     final, scores = np.array([[0, 2]]), np.array([[1.0, 1.0]])
     tied = StageLists({"bm25": final}, final, final_scores=scores)
-    assert diagnose(CHUNKS, [question], tied, tau=0.5, report_k=1)[0].failure == "fused-out"
+    assert diagnose(CHUNKS, [question], tied, tau=0.5, report_k=1)[0].failure == "hit"
     dataset = Dataset("d", tuple(Document(d, TEXT) for d in "abc"), (question,))
-    assert evaluate(dataset, CHUNKS, final, scores, ks=[1], tau=0.5, resamples=10).per_question["hit@1"][0] == 0.0
-    # without scores, documents keep list order
+    assert evaluate(dataset, CHUNKS, final, scores, ks=[1], tau=0.5, resamples=10).per_question["hit@1"][0] == 1.0
+    # the same without scores
     assert diagnose(CHUNKS, [question], StageLists({"bm25": final}, final), tau=0.5, report_k=1)[0].failure == "hit"
+    # a relevant document second in the list is second whatever the scores say
+    later = judged("r", {"b": 1})
+    assert diagnose(CHUNKS, [later], tied, tau=0.5, report_k=1)[0].failure == "fused-out"
 
 
 def test_span_hits_agree_with_the_metrics_hit_at_k():

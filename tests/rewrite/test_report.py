@@ -94,3 +94,19 @@ def test_bundled_variants_are_what_the_offline_generator_writes(name):
     assert [(e.question_id, e.kind, e.texts, e.question) for e in bundled] == [
         (e.question_id, e.kind, e.texts, e.question) for e in fresh
     ]
+
+
+def test_wins_and_losses_follow_the_metrics_direction(tmp_path):
+    from rag_bench.rewrite.report import compare
+    from rag_bench.run_folder.runs import Run
+
+    def run(name, leaks):
+        (tmp_path / name).mkdir()
+        table = pd.DataFrame({"question_id": ["a", "b", "c"], "category": None, "labelled": True, "leak@10": leaks})
+        return Run(tmp_path / name, name, table.set_index("question_id"))
+
+    # with variants, question a leaks less (a win), b more (a loss), c the same
+    rows = compare(run("ref", [0.4, 0.0, 0.1]), [run("var", [0.2, 0.3, 0.1])], ["keywords"], "leak@10", seed=0)
+    assert [(r.category, r.wins, r.losses) for r in rows] == [("(all)", 1, 1), ("(none)", 1, 1)]
+    rows = compare(run("ref2", [0.4, 0.0, 0.1]), [run("var2", [0.2, 0.0, 0.1])], ["keywords"], "leak@10", seed=0)
+    assert (rows[0].wins, rows[0].losses) == (1, 0)

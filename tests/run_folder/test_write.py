@@ -1,23 +1,32 @@
 """run.trec: any TREC tool (score descending, then docno descending) ranks the chunks as rag-bench did."""
 
-import math
 import os
 import subprocess
 import sys
 
 import numpy as np
 
+from rag_bench.core.ties import trec_scores
 from rag_bench.importers.trec import read_trec_run
-from rag_bench.run_folder.write import trec_scores
 
 
-def test_tied_and_missing_scores_become_strictly_decreasing_by_the_smallest_steps():
+def down(x, steps=1):
+    """The float32 ``steps`` below ``x`` (as a float)."""
+    value = np.float32(x)
+    for _ in range(steps):
+        value = np.nextafter(value, np.float32(-np.inf))
+    return float(value)
+
+
+def test_tied_and_missing_scores_become_strictly_decreasing_in_float32_by_the_smallest_steps():
     out = trec_scores(np.array([2.0, 1.0, 1.0, 1.0, 0.5, -np.inf, -np.inf]))
-    assert out[:2] == [2.0, 1.0]
-    assert out[2] == np.nextafter(1.0, -np.inf) and out[3] == np.nextafter(out[2], -np.inf)
-    assert out[4] == 0.5 and out[5] == np.nextafter(0.5, -np.inf) and out[6] < out[5]
-    assert all(a > b for a, b in zip(out, out[1:], strict=False))
-    assert all(math.isclose(a, b, rel_tol=1e-14) for a, b in zip(out[:5], [2.0, 1.0, 1.0, 1.0, 0.5], strict=True))
+    assert out == [2.0, 1.0, down(1.0), down(1.0, 2), 0.5, down(0.5), down(0.5, 2)]
+    assert all(np.float32(a) > np.float32(b) for a, b in zip(out, out[1:], strict=False))
+    # scores distinct in float64 but equal in float32 (trec_eval compares float32): stepped apart too
+    assert trec_scores([1.0 + 1e-12, 1.0]) == [1.0, down(1.0)]
+    # a finite score beyond float32's range is clipped to it; the first score, when not finite, is 0
+    assert trec_scores([1e300, 1e300]) == [down(np.inf), down(np.inf, 2)]
+    assert trec_scores([-np.inf, 3.0]) == [0.0, -(2.0**-149)] and trec_scores([]) == []
 
 
 def test_run_trec_read_in_trec_order_is_the_runs_own_order(tmp_path):
@@ -38,8 +47,10 @@ def test_run_trec_read_in_trec_order_is_the_runs_own_order(tmp_path):
         assert int(rank) == len(ours[qid])
     assert set(ours) == set(rows)
     assert {q: [c for c, _ in ranking] for q, ranking in runs.items()} == ours
-    # hybrid fusion and a reranker that scores only its top 5 leave ties (written a few ulps apart):
+    # hybrid fusion and a reranker that scores only its top 5 leave ties (written a few float32 ulps apart):
     # without tie-safe scores trec_eval would have reordered them by docno
     written = [[s for _, s in ranking] for ranking in runs.values()]
-    ties = sum(0 < a - b <= 4 * np.spacing(abs(a)) for row in written for a, b in zip(row, row[1:], strict=False))
+    step = [np.spacing(np.float32(abs(a))) for row in written for a in row[:-1]]
+    pairs = [(a, b) for row in written for a, b in zip(row, row[1:], strict=False)]
+    ties = sum(0 < a - b <= 4 * ulp for (a, b), ulp in zip(pairs, step, strict=True))
     assert ties > 0

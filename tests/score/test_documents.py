@@ -57,15 +57,21 @@ def test_document_ranks_where_its_first_chunk_ranks():
     assert run.scores.tolist() == [[0.9, 0.7, 0.5]]
 
 
-def test_ties_order_by_document_id_descending_as_trec_eval():
-    # all tied: trec_eval orders d9 > d10 > d1 (string order, descending)
+def test_tied_documents_keep_the_chunk_lists_order():
+    # all tied: the chunk list's order (corpus order) is the ranking, d1, d10, d9; trec_eval would
+    # order the tie d9 > d10 > d1 (docno descending), so the run handed to it steps down in float32
     ranked = np.array([[0, 1, 2], [-1, -1, -1]])
     scores = np.array([[1.0, 1.0, 1.0], [PAD, PAD, PAD]])
     run = document_run(ranked, scores, ["d1", "d10", "d9"])
-    assert [run.doc_ids[d] for d in run.ranked[0]] == ["d9", "d10", "d1"]
+    assert [run.doc_ids[d] for d in run.ranked[0]] == ["d1", "d10", "d9"]
     assert run.ranked[1].tolist() == [-1, -1, -1]
     assert np.isnan(run.scores[1]).all()
-    assert trec_run(run, ["x", "y"]) == {"x": {"d1": 1.0, "d10": 1.0, "d9": 1.0}, "y": {}}
+    below = float(np.nextafter(np.float32(1.0), np.float32(0.0)))  # 0.99999994, the next float32 down
+    below2 = float(np.nextafter(np.float32(below), np.float32(0.0)))
+    assert trec_run(run, ["x", "y"]) == {"x": {"d1": 1.0, "d10": below, "d9": below2}, "y": {}}
+    m = document_metrics(run, [{"d9": 1}, {}], [3])
+    assert m["mrr@3"][0] == 1 / 3  # d9 ranks third, as shown; pytrec_eval on trec_run agrees
+    assert _oracle(trec_run(run, ["x", "y"]), [{"d9": 1}, {}], ["x", "y"], [3])["x"]["mrr@3"] == 1 / 3
 
 
 def test_metrics_hand_worked_graded():
@@ -90,10 +96,12 @@ def test_no_relevant_or_nothing_retrieved_scores_zero():
     assert all(values.tolist() == [0.0, 0.0] for values in m.values())
 
 
-def test_a_document_scored_minus_infinity_still_ranks_before_padding():
+def test_the_list_order_is_the_ranking_whatever_the_scores():
+    # a chunk scored -inf (below a reranker's depth) still ranks where the list puts it, before padding
     run = document_run(np.array([[0, 1, -1]]), np.array([[-np.inf, 1.0, PAD]]), ["a", "b"])
-    assert run.ranked.tolist() == [[1, 0]]
-    assert run.scores.tolist() == [[1.0, -np.inf]]
+    assert run.ranked.tolist() == [[0, 1]]
+    assert run.scores.tolist() == [[-np.inf, 1.0]]
+    assert trec_run(run, ["q"]) == {"q": {"a": 0.0, "b": -(2.0**-149)}}  # strictly decreasing in float32
 
 
 def test_nan_scores_are_rejected():

@@ -59,3 +59,29 @@ def test_objective_leak_needs_filtered_questions():
         check_measured("leak@10", plain, [10], [], "objective")
     filtered = Dataset("t", DOCS, (Question("f", "?", spans=(Span("pub", 0, 60),), filter=ALL),))
     check_measured("leak@10", filtered, [10], [], "objective")
+
+
+def test_leak_averages_over_every_filtered_question_labelled_or_not():
+    # an access-control probe: a filter and no evidence; its list puts the forbidden hr chunk first
+    probe = Question("probe", "?", filter=ALL)
+    answered = Question("f", "?", spans=(Span("pub", 0, 60),), filter=ALL)
+    plain = Question("u", "?")  # neither labels nor a filter: in no aggregate
+    ev = _evaluate([answered, probe, plain], [[0, 2, -1], [1, 0, 2], [1, 0, 2]])
+    table = ev.per_question.set_index("question_id")
+    assert (table.loc["probe", "leak@1"], table.loc["probe", "leak@2"]) == (1.0, 0.5)
+    assert np.isnan(table.loc["probe", "filtered_recall@1"]) and np.isnan(table.loc["probe", "recall@1"])
+    # leak@k: both filtered questions (0 and the probe's 1 / 0.5 / 1/3); the probe's leak is no longer hidden
+    assert (ev.summary["leak@1"].mean, ev.summary["leak@1"].n) == (0.5, 2)
+    assert ev.summary["leak@3"].mean == pytest.approx((0 + 1 / 3) / 2)
+    assert ev.summary["leak@1"].ci_high == 1.0  # the probe is in the resamples
+    # the metrics that need labels: the labelled question alone
+    assert (ev.summary["filtered_recall@1"].n, ev.summary["recall@1"].n) == (1, 1)
+    assert (ev.n_scored, ev.n_unlabelled) == (1, 2)
+    assert ev.by_category["(none)"]["leak@1"] == 0.5 and ev.category_counts == {"(none)": 2}
+
+
+def test_objective_leak_is_measured_on_probes_alone():
+    probes = Dataset("t", DOCS, (Question("probe", "?", filter=ALL),))
+    check_measured("leak@10", probes, [10], [], "objective")
+    with pytest.raises(ConfigError, match="measured on labelled filtered questions"):
+        check_measured("filtered_recall@10", probes, [10], [], "objective")

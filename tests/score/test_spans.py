@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from rag_bench.core.types import Chunk, Span
-from rag_bench.score.relevance import ChunkLocator, touching
+from rag_bench.score.budget import budget_metrics
+from rag_bench.score.relevance import ChunkLocator, hits, tau_ratio, touching
 from rag_bench.score.spans import span_metrics
 
 
@@ -79,3 +80,26 @@ def test_overlapping_evidence_counts_once():
 def test_nothing_retrieved_scores_zero():
     values, first = metrics([], [Span("a", 0, 10)], ks=(5,))
     assert first is None and values["recall@5"] == 0 and values["char_precision@5"] == 0
+
+
+@pytest.mark.parametrize("percent", range(1, 100))
+def test_tau_rule_is_exact_at_the_threshold(percent):
+    # chunk [0, 100) and span [100 - n, 200 - n) share n characters; min length 100, so tau = n/100 needs n.
+    # In binary floating point 0.55 * 100 is 55.00000000000001 (also 0.07, 0.14, 0.28, 0.29, 0.56, 0.57, ...),
+    # so an overlap exactly at the threshold missed.
+    tau = percent / 100
+    piece = chunk("a", 0, 100)
+    assert hits(piece, Span("a", 100 - percent, 200 - percent), tau)
+    assert not hits(piece, Span("a", 101 - percent, 201 - percent), tau)
+
+
+def test_tau_rule_exact_through_every_user():
+    # tau 0.55 on min length 100 needs 55 characters; 0.55 * 100 = 55.00000000000001 in floating point
+    assert 0.55 * 100 > 55
+    span = Span("a", 145, 245)  # 55 characters inside chunk 1 [100, 200), 45 inside chunk 2
+    assert touching(ChunkLocator(CHUNKS), [span], 0.55) == {1: frozenset({0}), 2: frozenset()}
+    values, first = metrics([2, 1], [span], ks=(1, 2), tau=0.55)
+    assert (first, values["hit@1"], values["hit@2"], values["mrr@2"]) == (2, 0.0, 1.0, 0.5)
+    budget = budget_metrics([1], CHUNKS, [span], [100], 0.55)  # the whole chunk fits the budget
+    assert budget["hit@100chars"] == 1.0
+    assert tau_ratio(0.55) == (11, 20) and tau_ratio(np.float64(0.28)) == (7, 25) and tau_ratio(1) == (1, 1)

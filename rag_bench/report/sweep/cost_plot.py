@@ -20,6 +20,7 @@ from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from rag_bench.report.sweep.plot_data import PlotData
 from rag_bench.report.sweep.plot_style import byte_unit, figure, legend
+from rag_bench.score.names import higher_is_better, maximised
 
 API_COST = ("work_cost_usd", "estimated API cost of the configuration (USD)")
 MODEL_INPUT = ("work_chars", "model input of the configuration (million characters embedded or reranked)")
@@ -46,7 +47,8 @@ def cost_plot(data: PlotData) -> Figure | None:
     panels[0].set_ylabel(f"{data.metric} (mean, 95% interval)")
     which = " and ".join(label.split(" (")[0] for _, label in axes)
     missing = "" if len(axes) > 1 or axes[0] == API_COST else " (model input not recorded by these runs)"
-    fig.suptitle(f"{data.metric} vs {which}{missing}: cheaper and better is up and left", fontsize=11)
+    where = "up" if higher_is_better(data.metric) else "down"  # leak@k: lower is better
+    fig.suptitle(f"{data.metric} vs {which}{missing}: cheaper and better is {where} and left", fontsize=11)
     legend(panels[-1])
     return fig
 
@@ -55,7 +57,7 @@ def _panel(ax: Axes, table: pd.DataFrame, metric: str, column: str, label: str) 
     scale, unit = _scale(column, table[column].max())
     cost = table[column].to_numpy(dtype=float) / scale
     quality = table[metric].to_numpy(dtype=float)
-    front = pareto_front(cost, quality)
+    front = pareto_front(cost, maximised(metric, quality))
     low = table[f"{metric}_low"].fillna(table[metric]).to_numpy(dtype=float)
     high = table[f"{metric}_high"].fillna(table[metric]).to_numpy(dtype=float)
     ax.errorbar(
@@ -100,7 +102,8 @@ def _scale(column: str, largest: float) -> tuple[float, str]:
 
 
 def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
-    """(n,) bool: no other point costs at most as much and scores at least as high, one of them strictly."""
+    """(n,) bool: no other point costs at most as much and scores at least as high, one of them strictly
+    (``quality`` oriented so that more is better: ``names.maximised``)."""
     front = np.ones(len(cost), dtype=bool)
     for i in range(len(cost)):
         no_worse = (cost <= cost[i]) & (quality >= quality[i])

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from rag_bench.report.sweep.marks import DIFF
 from rag_bench.report.sweep.plot_data import PlotData
 from rag_bench.report.sweep.plot_style import MARKERS, MAX_LINES, figure, legend, setting, value
+from rag_bench.score.names import maximised
 
 DODGE = 0.025  # horizontal nudge between neighbouring lines, in log2 units (log axes) or share of the range
 
@@ -92,9 +93,10 @@ def _axis(column: pd.Series) -> tuple[list[float], float | None, bool]:
 
 
 def _curves(data: PlotData, table: pd.DataFrame, x: str) -> list[tuple[str, pd.DataFrame]]:
-    """(label, rows sorted by x) per setting of the other swept columns, best MAX_LINES first."""
+    """(label, rows sorted by x) per setting of the other swept columns, best MAX_LINES first (each by its best
+    point, by the metric's direction)."""
     groups = _groups(data, table, x)
-    groups.sort(key=lambda item: -np.nan_to_num(item[1][data.metric].max(), nan=-np.inf))
+    groups.sort(key=lambda item: -np.nan_to_num(maximised(data.metric, item[1][data.metric]).max(), nan=-np.inf))
     return groups[:MAX_LINES]
 
 

@@ -1,8 +1,9 @@
 """A sweep's report as blocks (``blocks.py`` renders them as ``report.md`` and a self-contained ``report.html``).
 
-Two tables share one order (the headline metric, best first): quality, with the paired difference
-from the best point and the Holm-corrected p-value beside the metric, and the work each point did,
-so neither is wider than the page. Each point links to its own report.html when it has one.
+Two tables share one order (the headline metric, best first by its direction: leak@k lowest first):
+quality, with the paired difference from the best point and the Holm-corrected p-value beside the
+metric, and the work each point did, so neither is wider than the page. Each point links to its own
+report.html when it has one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pandas as pd
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
 from rag_bench.report.sweep.marks import DIFF, Marks
+from rag_bench.score.names import higher_is_better
 
 SHOWN_METRICS = ("recall@5", "recall@10", "mrr@10", "ndcg@10")  # beside the headline metric, when measured
 CAPTIONS = {
@@ -28,7 +30,8 @@ CAPTIONS = {
 
 def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path], out_dir: Path) -> list[Block]:
     """The report's blocks: overview, quality and work tables sorted by the headline metric, plots."""
-    ranked = table.sort_values(marks.metric, ascending=False, kind="stable", na_position="last")
+    better = higher_is_better(marks.metric)
+    ranked = table.sort_values(marks.metric, ascending=not better, kind="stable", na_position="last")
     links = point_links(sweep, ranked, out_dir)
     header, rows = summary_rows(ranked, marks.metric, list(sweep.swept), links)
     work_header, work = work_rows(ranked, links)
@@ -39,7 +42,8 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
         Block("h2", f"Summary (sorted by {marks.metric})"),
         Block(
             "p",
-            "best = highest mean; tie = not significantly worse than the best (one-sided paired sign-flip test on "
+            ("best = highest mean" if better else f"best = lowest mean ({marks.metric} is lower-is-better)")
+            + "; tie = not significantly worse than the best (one-sided paired sign-flip test on "
             f"per-question scores, Holm-corrected, alpha {marks.alpha:g}); vs best = mean over questions of "
             f"(point - best) {marks.metric}, with its 95% paired bootstrap interval. Every column, every metric and "
             "its interval: summary.csv and summary.parquet.",

@@ -1,10 +1,11 @@
 """Judge a sweep's points on one metric: the best point, the points not significantly worse, the dev/test choice.
 
-The tests come from ``rag_bench.score.selection`` (one-sided paired sign-flip tests "best > point",
-Holm-corrected). Each point also gets its paired difference from the best point,
-mean over questions of (point - best) with a 95% percentile bootstrap interval (questions
-resampled together for both points, seeded): the quantity the Holm tests judge, and the one the
-tuning curves plot, since the per-point intervals of correlated points overlap and say little.
+The tests come from ``rag_bench.score.selection`` (one-sided paired sign-flip tests "best better than
+point", Holm-corrected; better by the metric's direction, ``score/names.higher_is_better``). Each point
+also gets its paired difference from the best point, mean over questions of (point - best) with a 95%
+percentile bootstrap interval (questions resampled together for both points, seeded): the quantity the
+Holm tests judge, and the one the tuning curves plot, since the per-point intervals of correlated
+points overlap and say little.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from rag_bench.report.sweep.collect import SweepTable
 from rag_bench.run_folder.read import RunFolder
 from rag_bench.run_folder.runs import common_questions, load_run, metric_values
 from rag_bench.score.aggregate import Summary, summarise_table
-from rag_bench.score.names import parse_metric
+from rag_bench.score.names import higher_is_better, parse_metric
 from rag_bench.score.paired import RESAMPLES
 from rag_bench.score.selection import DevTestChoice, PointMark, choose_on_dev, mark_best, question_split, seeded_split
 
@@ -59,11 +60,12 @@ def mark_points(
         point: metric_values(run, parse_metric(name)).loc[ids].to_numpy()
         for point, run in zip(folders, runs, strict=True)
     }
-    marks = mark_best(scores, alpha=alpha, seed=seed)
+    better = higher_is_better(name)  # leak@k: the lowest mean is the best
+    marks = mark_best(scores, alpha=alpha, seed=seed, higher_is_better=better)
     differences = paired_differences(scores, next(p for p, m in marks.items() if m.best), seed)
     try:
         split = _split(runs[0].folder, ids, test_fraction, seed)
-        choice = choose_on_dev(scores, ids, split, alpha=alpha, seed=seed)
+        choice = choose_on_dev(scores, ids, split, alpha=alpha, seed=seed, higher_is_better=better)
     except ConfigError as exc:
         return Marks(name, marks, None, (f"no dev/test choice: {exc}",), differences, alpha)
     return Marks(name, marks, choice, (), differences, alpha)
@@ -108,8 +110,9 @@ def with_marks(table: pd.DataFrame, marks: Marks) -> pd.DataFrame:
     diffs = marks.differences or {}
     for column, part in ((DIFF, "mean"), (f"{DIFF}_low", "ci_low"), (f"{DIFF}_high", "ci_high")):
         marked[column] = [getattr(diffs[p], part) if p in diffs else np.nan for p in table["point"]]
-    if not known and table[marks.metric].notna().any():  # untested: the highest mean is best, ties unknown
-        marked.loc[table[marks.metric].idxmax(), ["best", "tied"]] = True
+    if not known and table[marks.metric].notna().any():  # untested: the best mean is best, ties unknown
+        column = table[marks.metric]
+        marked.loc[column.idxmax() if higher_is_better(marks.metric) else column.idxmin(), ["best", "tied"]] = True
     return marked
 
 

@@ -30,6 +30,7 @@ from rag_bench.report.sweep.plot_style import (
     legend,
     point_label,
 )
+from rag_bench.score.names import higher_is_better
 
 
 def make_plots(data: PlotData, out_dir: Path) -> list[Path]:
@@ -105,7 +106,7 @@ def recall_at_k_plot(data: PlotData) -> Figure | None:
     ks = sorted(int(c.split("@")[1]) for c in data.table.columns if c.startswith("recall@") and c[7:].isdigit())
     if len(ks) < 2:
         return None
-    table = data.table.sort_values(data.metric, ascending=False, kind="stable")
+    table = data.table.sort_values(data.metric, ascending=not higher_is_better(data.metric), kind="stable")
     lines = _distinct_curves(table, [f"recall@{k}" for k in ks])
     fig, (ax,) = figure()
     handles, labels = [], []

@@ -2,8 +2,9 @@
 
 Two formats (``retrieval.run_format``; ``auto``: ``.jsonl`` / ``.json`` files are JSONL, others TREC):
 
-- TREC (``qid Q0 docno rank score tag``), ordered as trec_eval orders it: score descending, then
-  docno descending (string order); the rank column is checked, not used. A docno is a document id
+- TREC (``qid Q0 docno rank score tag``), ordered as trec_eval orders it: score descending (compared
+  as float32, as trec_eval does), then docno descending (string order); the rank column is checked,
+  not used (``core/ties.trec_order``). A docno is a document id
   (the chunk is the whole document, so questions with judgements score exactly as pytrec_eval scores
   the file) or a chunk id ``doc_id:start-end`` as rag-bench writes it (span level).
 - JSONL, one line per question: ``{"question_id": "q1", "results": [...]}``, results best first as in
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.core.options import one_of
+from rag_bench.core.ties import trec_order
 from rag_bench.core.types import Chunk
 from rag_bench.data.jsonl import read_jsonl
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
@@ -108,15 +110,10 @@ def read_trec(path: Path, reader: ResultReader, known: set[str]) -> tuple[dict[s
         levels[level] += 1
     reader.tally.results += sum(levels.values())
     ordered = {
-        qid: [Ranked(chunk, score) for docno, (score, chunk) in sorted(r.items(), key=_trec_key, reverse=True)]
+        qid: [Ranked(chunk, score) for _, score, chunk in trec_order((d, s, c) for d, (s, c) in r.items())]
         for qid, r in rows.items()
     }
     return ordered, levels
-
-
-def _trec_key(item: tuple[str, tuple[float, Chunk]]) -> tuple[float, str]:
-    docno, (score, _) = item
-    return score, docno  # reversed: score descending, then docno descending, as trec_eval
 
 
 def _docno_chunk(docno: str, reader: ResultReader, where: Where) -> tuple[Chunk, str]:
