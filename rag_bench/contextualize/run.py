@@ -15,7 +15,7 @@ from rag_bench.core.files import check_writable
 from rag_bench.core.progress import progress
 from rag_bench.core.types import Chunk
 from rag_bench.core.workspace import Workspace
-from rag_bench.data.dataset import load
+from rag_bench.data.dataset import check_outputs_outside, load
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.pipeline.run import chunk_dataset
 
@@ -23,6 +23,7 @@ from rag_bench.pipeline.run import chunk_dataset
 def contextualize(settings: ContextualizeConfig) -> tuple[Path, int, dict[str, int]]:
     """Write the contexts file; returns its path, the number of contexts and the API token counts."""
     out = check_writable(settings.out or default_out(settings))  # before any (paid) work, not after
+    check_outputs_outside(settings.dataset, [out], settings.replace or settings.merge and out.is_file())
     ws = Workspace.open(settings.cache_dir)
     dataset = load(settings.dataset, ws)
     generator = GENERATORS.build(settings.generator, dataset.documents, ws.cache)

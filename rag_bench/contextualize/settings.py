@@ -22,6 +22,7 @@ class ContextualizeConfig:
     embedder: Any = MISSING  # an embedder's settings (embed/registry.py)
     generator: Any = MISSING  # a context generator's settings (registry.py GENERATORS)
     out: str | None = None  # null = results/contexts/<dataset>-<chunker>-<size><unit>-<generator>.jsonl
+    replace: bool = False  # true: out may overwrite a file of the dataset (its questions.jsonl ...)
     merge: bool = False  # keep the contexts of other chunks already in ``out``
     cache_dir: str | None = None  # null = $RAG_BENCH_CACHE or the user cache folder
 

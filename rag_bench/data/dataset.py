@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.bundled import dataset_folder
@@ -41,3 +42,18 @@ def load(settings: DatasetConfig, ws: Workspace | None = None) -> Dataset:
         return load_dataset(folder, name)
     files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
     return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
+
+
+def check_outputs_outside(settings: DatasetConfig, paths: list[Path], replace: bool) -> None:
+    """A ConfigError when a file a verb is about to write is an existing file of the dataset (its labelled
+    ``questions.jsonl``, a document, a sidecar), unless ``replace``: labels are never overwritten unasked."""
+    if replace:
+        return
+    folder = settings.folder.resolve()
+    for path in paths:
+        target = Path(path).resolve()
+        if target.is_file() and target.is_relative_to(folder):
+            raise ConfigError(
+                f"out ({path}) would overwrite {target.relative_to(folder)}, a file of the dataset {settings.name}; "
+                "choose another out=..., or add replace=true to overwrite it"
+            )

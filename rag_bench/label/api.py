@@ -47,10 +47,11 @@ class LabelApp:
     search: CorpusSearch
     run_folder: Path | None = None
     k: int = 10
+    folder: Path = Path(".")  # the dataset folder (a run's documents must be its own)
     page: bytes = field(default_factory=lambda: resources.files("rag_bench.label").joinpath("page.html").read_bytes())
 
     def outcomes(self) -> dict | None:
-        return run_outcomes(self.run_folder, self.k) if self.run_folder else None
+        return run_outcomes(self.run_folder, self.k, self.folder) if self.run_folder else None
 
 
 def dataset_info(app: LabelApp, query: dict, body: object) -> dict:

@@ -64,7 +64,8 @@ def build_app(folder: Path, questions: Path | None = None, run: Path | None = No
     documents = {d.id: d for d in load_documents(Path(folder))}
     store = QuestionStore(questions or Path(folder) / "questions.jsonl", documents)
     store.read()
-    app = LabelApp(Path(folder).resolve().name, documents, store, CorpusSearch(list(documents.values())), run, k)
+    search = CorpusSearch(list(documents.values()))
+    app = LabelApp(Path(folder).resolve().name, documents, store, search, run, k, folder=Path(folder))
     app.outcomes()
     return app
 

@@ -17,7 +17,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.progress import progress
 from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
-from rag_bench.data.dataset import load
+from rag_bench.data.dataset import check_outputs_outside, load
 from rag_bench.data.variants import VariantEntry, write_variants
 from rag_bench.remote.prices import llm_cost, model_price
 from rag_bench.rewrite.base import Rewriter
@@ -39,9 +39,12 @@ class Written:
 
 def rewrite(settings: RewriteConfig) -> Written:
     """Write the variants file and its usage record (both atomically)."""
+    name = settings.generator.name
+    out = Path(settings.out or f"results/variants/{settings.dataset.name}-{name}.jsonl")
+    usage_path = out.with_name(f"{out.stem}.usage.json")
+    check_outputs_outside(settings.dataset, [out, usage_path], settings.replace)  # before any (paid) work
     ws = Workspace.open(settings.cache_dir)
     dataset = load(settings.dataset, ws)
-    name = settings.generator.name
     rewriter = REWRITERS.build(settings.generator, dataset, ws.cache)
     try:
         kinds = list(settings.kinds) if settings.kinds is not None else list(rewriter.kinds)
@@ -52,10 +55,8 @@ def rewrite(settings: RewriteConfig) -> Written:
         entries = rewrite_all(rewriter, dataset, kinds, limits(settings))
     finally:
         rewriter.close()
-    out = Path(settings.out or f"results/variants/{dataset.name}-{name}.jsonl")
     lines = write_variants(out, entries)
     record = usage_record(settings, rewriter, dataset, kinds)
-    usage_path = out.with_name(f"{out.stem}.usage.json")
     atomic_write(usage_path, lambda handle: handle.write((json.dumps(record, indent=2) + "\n").encode("utf-8")))
     return Written(out, usage_path, lines, record)
 

@@ -23,6 +23,7 @@ class RewriteConfig:
     paraphrases: int = 3  # paraphrases per question
     subquestions: int = 4  # at most this many sub-questions per question
     out: str | None = None  # null = results/variants/<dataset>-<generator>.jsonl
+    replace: bool = False  # true: out may overwrite a file of the dataset (its questions.jsonl ...)
     cache_dir: str | None = None  # null = $RAG_BENCH_CACHE or the user cache folder
 
     def __post_init__(self) -> None:

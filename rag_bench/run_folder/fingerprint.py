@@ -27,15 +27,27 @@ def folder_hash(folder: Path) -> str:
     return h.hexdigest()
 
 
+def documents_hash(folder: Path) -> str:
+    """sha256 over the files a dataset's documents come from (``documents.jsonl`` or ``docs/``, and
+    ``metadata.jsonl``): what stays the same while its questions are written and edited."""
+    h = hashlib.sha256()
+    sources = [folder / "documents.jsonl", folder / "metadata.jsonl", *sorted((folder / "docs").rglob("*"))]
+    for path in (p for p in sources if p.is_file()):
+        h.update(path.relative_to(folder).as_posix().encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
+
+
 def file_hash(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def fingerprint(config) -> dict[str, str]:
-    """{"dataset": hash of its folder, "<setting key>": hash of each file a setting names}."""
+    """{"dataset": hash of its folder, "documents": hash of its documents' files, "<setting key>": hash of each
+    file a setting names}."""
 
     folder = config.dataset.folder
-    out = {"dataset": folder_hash(folder)}
+    out = {"dataset": folder_hash(folder), "documents": documents_hash(folder)}
     for key, value in _strings(asdict(config) if is_dataclass(config) else dict(config)):
         if key.startswith("dataset.") or not value or len(value) > 4096 or "\0" in value:
             continue

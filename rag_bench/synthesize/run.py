@@ -19,6 +19,7 @@ from pathlib import Path
 from rag_bench.core.cache import atomic_write
 from rag_bench.core.progress import progress
 from rag_bench.core.types import Dataset
+from rag_bench.data.dataset import check_outputs_outside
 from rag_bench.data.jsonl import write_jsonl
 from rag_bench.data.native import load_documents, load_questions
 from rag_bench.embed.store import vector_store
@@ -45,6 +46,10 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
     from rag_bench.embed.registry import EMBEDDERS
     from rag_bench.pipeline.run import chunk_dataset
 
+    out = Path(settings.out or f"results/synthesize/{settings.dataset.name}-{settings.generator.name}.jsonl")
+    stem = out.with_suffix("")
+    rejects, summary_path = Path(f"{stem}.rejects.jsonl"), Path(f"{stem}.summary.json")
+    check_outputs_outside(settings.dataset, [out, rejects, summary_path], settings.replace)  # before any work
     ws = Workspace.open(settings.cache_dir)
     folder = settings.dataset.folder
     documents = load_documents(folder)
@@ -68,9 +73,6 @@ def synthesize(settings: SynthesizeConfig) -> Outcome:
         generator.close()
     checker = Checker(settings.checks, by_id, existing, embed, BM25Alone(corpus.chunks, settings.checks.tau))
     verdicts = checker.check(candidates, generator.settings)
-    out = Path(settings.out or f"results/synthesize/{settings.dataset.name}-{settings.generator.name}.jsonl")
-    stem = out.with_suffix("")
-    rejects, summary_path = Path(f"{stem}.rejects.jsonl"), Path(f"{stem}.summary.json")
     write_jsonl(out, [v.row for v in verdicts if v.row is not None])
     write_jsonl(rejects, [reject_row(v) for v in verdicts if v.row is None])
     summary = summarise(settings, folder, verdicts, generator)

@@ -48,6 +48,7 @@ class SynthesizeConfig:
     generator: Any = MISSING  # a candidate generator's settings (registry.py GENERATORS)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     out: str | None = None  # null = results/synthesize/<dataset>-<generator>.jsonl
+    replace: bool = False  # true: out may overwrite a file of the dataset (its questions.jsonl ...)
     cache_dir: str | None = None  # null = $RAG_BENCH_CACHE or the user cache folder
 
     def __post_init__(self) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from rag_bench.data.native import load_dataset
 from rag_bench.label.cli import build_app
+from rag_bench.run_folder.fingerprint import documents_hash
 
 BACKUPS = 19 + len("Backups ") + 1 + len(" are ")  # 33: "# Retention guide" + CRLF (2), the emoji counts 1
 
@@ -179,10 +180,31 @@ def test_an_invalid_file_on_disk_is_reported_not_overwritten(client, dataset):
 def test_misses_from_a_run_folder(dataset, tmp_path, serve, client_for):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "metrics.json").write_text("{}")
+    (run / "metrics.json").write_text(json.dumps({"fingerprint": {"documents": documents_hash(dataset)}}))
     (run / "per_question.csv").write_text(
         "question_id,labelled,hit@10,first_hit_rank\nkb-001,True,0.0,14\nkb-002,True,1.0,2\n"
     )
     server = serve(build_app(dataset, run=run, k=10))
     questions = client_for(server).request("GET", "/api/questions")[1]["questions"]
     assert [q["run"] for q in questions] == [{"first_hit_rank": 14, "hit": False}, {"first_hit_rank": 2, "hit": True}]
+
+
+def test_a_run_of_other_documents_is_refused_and_edited_questions_are_not(dataset, tmp_path):
+    from rag_bench.core.errors import DataError
+    from rag_bench.pipeline.run import run as run_pipeline
+    from rag_bench.report.run.outputs import write_run
+    from tests.test_extending import compose_run
+
+    other = write_run(
+        run_pipeline(compose_run(tmp_path, ["retrieval=bm25"], {})), tmp_path / "annual-report-run"
+    )  # a real run of another dataset (annual-report) whose question ids need not differ
+    assert other["dataset"] == "annual-report"
+    with pytest.raises(DataError, match=r"annual-report-run: was scored on other documents than .*data's"):
+        build_app(dataset, run=tmp_path / "annual-report-run")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "metrics.json").write_text(json.dumps({"fingerprint": {"documents": documents_hash(dataset)}}))
+    (mine / "per_question.csv").write_text("question_id,labelled,hit@10,first_hit_rank\nkb-001,True,1.0,1\n")
+    questions = dataset / "questions.jsonl"
+    questions.write_bytes(questions.read_bytes().replace(b"?", b"? "))  # labelling goes on: questions change
+    assert build_app(dataset, run=mine).outcomes()["questions"]["kb-001"]["hit"] is True

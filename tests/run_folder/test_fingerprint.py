@@ -43,7 +43,7 @@ def test_folder_hash_follows_content_and_names_files_a_setting_names(tmp_path):
     config = Config(dataset=DatasetConfig(path=str(data)))
     config.chunker.contexts = str(contexts)
     prints = fingerprint(config)
-    assert set(prints) == {"dataset", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
+    assert set(prints) == {"dataset", "documents", "chunker.contexts"} and prints["dataset"] == folder_hash(data)
 
 
 def test_every_file_the_loader_reads_is_in_the_fingerprint_dot_files_too(tmp_path):
