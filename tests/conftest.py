@@ -80,3 +80,10 @@ def screenshot(request):
         return path
 
     return take
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """A test that drives the browser (the ``browser`` or ``page`` fixture) is marked ``browser``."""
+    for item in items:
+        if {"browser", "page"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.browser)

@@ -140,6 +140,7 @@ def test_hnsw_runs_report_their_recall_against_exact_search(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_embedded_counts_every_stage_including_the_reranker(tmp_path):
     args = ("retrieval=bm25", "reranker=maxsim", "reranker.depth=3", "ks=[1,3]")
     first = rag_bench(*args, f"hydra.run.dir={tmp_path / 'a'}", cache=tmp_path / "cache")

@@ -162,6 +162,7 @@ def test_the_cache_folder_comes_from_the_command_line_and_the_job_name_may_be_un
     assert compose_cache.job_name() is None
 
 
+@pytest.mark.slow
 def test_a_repeated_cli_sweep_composes_nothing(tmp_path):
     env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}
     base = [sys.executable, "-m", "rag_bench", "-m", "dataset=annual-report", "embedder=fake", "retrieval=bm25"]

@@ -111,6 +111,7 @@ def test_nan_is_refused_with_one_line_naming_the_key(setting):
     assert "\n" not in message and setting.key.split(".")[-1] in message
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(SETTINGS), st.sampled_from(BAD))
 def test_non_finite_and_huge_values_are_refused(setting, value):

@@ -40,6 +40,7 @@ def summary(sweep_dir):
     return table.sort_values(["chunker.size", "retrieval"]).reset_index(drop=True)[metric_columns + ["chunks"]]
 
 
+@pytest.mark.slow
 def test_joblib_launcher_gives_the_basic_launchers_table(tmp_path):
     multirun(tmp_path, tmp_path / "basic", *POINTS)
     multirun(tmp_path, tmp_path / "joblib", *POINTS, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2")
@@ -47,6 +48,7 @@ def test_joblib_launcher_gives_the_basic_launchers_table(tmp_path):
     assert len(summary(tmp_path / "basic")) == 4
 
 
+@pytest.mark.slow
 def test_submitit_local_launcher_runs_points_as_jobs(tmp_path):
     multirun(
         tmp_path,
@@ -58,6 +60,7 @@ def test_submitit_local_launcher_runs_points_as_jobs(tmp_path):
     assert len(list((tmp_path / "submitit").glob("*/metrics.json"))) == 2
 
 
+@pytest.mark.slow
 def test_rerun_into_the_same_folder_skips_finished_points_and_reuses_work(tmp_path):
     first = multirun(tmp_path, tmp_path / "sweep", *POINTS)
     assert "skipped" not in first.stdout
@@ -68,6 +71,7 @@ def test_rerun_into_the_same_folder_skips_finished_points_and_reuses_work(tmp_pa
     assert second.stdout.count("skipped:") == 4
 
 
+@pytest.mark.slow
 def test_optuna_sweeper_maximises_the_objective(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_optuna_sweeper")
     multirun(tmp_path, tmp_path / "optuna", "sweep=optuna", "hydra.sweeper.n_trials=2")
@@ -90,6 +94,7 @@ hydra:
 """
 
 
+@pytest.mark.slow
 def test_optuna_minimises_a_lower_is_better_objective(tmp_path):
     # kestrel-kb's filtered questions leak 0 with filters applied (pre) and 0.357 at k=10 without them (none);
     # the sweeper maximises the returned objective, so leak@10 comes back negated and pre wins

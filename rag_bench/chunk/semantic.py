@@ -66,7 +66,7 @@ class SemanticSplitter:
             groups = sentences
         else:
             vectors = np.asarray(embed(self.embedded_texts(text, sentences)), dtype=np.float32)
-            if self.window_vectors == "pooled":
+            if self.window_vectors == "pooled" and self.window > 0:  # a window of one: the sentence's own vector
                 vectors = pooled_windows(vectors, self.window)
             similarity = np.einsum("ij,ij->i", vectors[:-1], vectors[1:])  # (n - 1,) cosine across each gap
             groups = group_at_breaks(sentences, breakpoints(similarity, self.threshold_percentile))

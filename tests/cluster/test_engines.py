@@ -23,6 +23,8 @@ from rag_bench.embed.claims import Holder
 from rag_bench.embed.store import stored_keys
 from rag_bench.testing.voyage_server import FakeVoyageServer
 
+pytestmark = pytest.mark.cluster
+
 POINTS = ["chunker.size=300,600", "retrieval.k_rrf=30,60"]  # points 0 and 1 need the same texts at the same time
 # how a point was computed, not what it measured: which job embedded (and was billed for) a text shared between points
 RUN_SPECIFIC = ["seconds", "latency_ms_p95", "embedded", "cache_hits", "tokens", "cost_usd"]

@@ -140,6 +140,7 @@ def test_written_conventions_read_back_equal(tmp_path):
     assert list(tmp_path.iterdir()) == [tmp_path / FILE]  # no temporary file left behind
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (SCIFACT / "corpus.jsonl").is_file(), reason="../shared/datasets/scifact is absent")
 def test_scifact_with_the_recorded_conventions_gives_anserinis_bm25(tmp_path):
     dest = tmp_path / "scifact"

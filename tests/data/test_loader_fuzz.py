@@ -137,6 +137,7 @@ def run_cli(folder: Path, run_dir: Path) -> tuple[int, str]:
     return info.value.code, err.getvalue()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     defects=st.lists(defect(), min_size=1, max_size=3),

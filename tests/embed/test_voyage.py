@@ -228,6 +228,7 @@ def wait_for(condition, seconds: float) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_a_run_killed_mid_embedding_resends_only_the_batch_in_flight(tmp_path):
     args = ["dataset=annual-report", "retrieval=dense", "chunker.size=200", "embedder=voyage"]
     with FakeVoyageServer(api_key="test-key", delay_s=0.3) as server:
@@ -254,6 +255,7 @@ def test_a_run_killed_mid_embedding_resends_only_the_batch_in_flight(tmp_path):
     assert stats["embedded"] + stats["cache_hits"] == stats["chunks"] + 40
 
 
+@pytest.mark.slow
 def test_the_key_appears_in_no_output(tmp_path):
     args = ["dataset=annual-report", "retrieval=dense", "embedder=voyage", "reranker=voyage"]
     args.append(f"hydra.run.dir={tmp_path / 'run'}")

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from rag_bench.gate.compare import compare_runs
 from rag_bench.run_folder.runs import load_run
 from rag_bench.score.names import parse_metric
@@ -19,6 +21,7 @@ def rag_bench(*args, cwd, cache):
     return subprocess.run([*COMMAND, *map(str, args)], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
+@pytest.mark.slow
 def test_gate_fails_a_worse_configuration_and_lists_flipped_questions(tmp_path):
     cache, base, worse = tmp_path / "cache", tmp_path / "base", tmp_path / "worse"
     for run_dir, overrides in ((base, []), (worse, ["retrieval=bm25", "chunker.size=60"])):

@@ -47,6 +47,7 @@ def test_main_writes_into_the_run_folder(tiny_run, tmp_path, capsys):
     assert "| all | 3 | 2 | 1 | 0 | 0 |" in out
 
 
+@pytest.mark.slow
 def test_end_to_end_on_a_fresh_run(tmp_path):
     """``rag-bench embedder=fake`` writes a run; ``check-generation`` answers it, then again from cache."""
     env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}

@@ -13,7 +13,7 @@ from rag_bench.index.registry import VECTOR_INDEXES
 
 from .conftest import needs_chroma
 
-pytestmark = needs_chroma
+pytestmark = [pytest.mark.db, needs_chroma]
 
 
 def _unit(seed, n, dim=16):

@@ -15,6 +15,8 @@ from rag_bench.index.postgres.sql import where
 
 from .conftest import needs_chroma, needs_pg
 
+pytestmark = pytest.mark.db
+
 GROUPS = ["all", "eng", "hr", "legal"]
 
 

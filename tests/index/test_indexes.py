@@ -18,7 +18,11 @@ def unit(rows: int, dim: int, seed: int) -> np.ndarray:
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
-@pytest.fixture(params=sorted(VECTOR_INDEXES))
+DATABASES = ("chroma", "pgvector")  # indexes that start a real database: marked db
+INDEXES = [pytest.param(name, marks=pytest.mark.db) if name in DATABASES else name for name in sorted(VECTOR_INDEXES)]
+
+
+@pytest.fixture(params=INDEXES)
 def built(request, tmp_path):
     docs, queries = unit(300, 16, 0), unit(12, 16, 1)
     entry = VECTOR_INDEXES[request.param]

@@ -17,7 +17,7 @@ import pytest
 
 from .conftest import needs_pg, new_cache, stop_embedded
 
-pytestmark = needs_pg
+pytestmark = [pytest.mark.db, needs_pg]
 
 
 def _trusting_cluster(pgdata: Path) -> None:

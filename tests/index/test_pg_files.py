@@ -20,7 +20,10 @@ from rag_bench.index.postgres import private
 
 from .conftest import alive, kill_left, needs_pg, wait_gone
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the service user is used only when running as root")
+pytestmark = [
+    pytest.mark.db,
+    pytest.mark.skipif(os.geteuid() != 0, reason="the service user is used only when running as root"),
+]
 NOBODY = pwd.getpwnam(pg_files.SERVICE_USER).pw_uid if os.geteuid() == 0 else -1
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from .conftest import alive, kill_left, needs_pg, new_cache, wait_gone
 
-pytestmark = needs_pg
+pytestmark = [pytest.mark.db, needs_pg]
 WORDS = ["gateway", "reboot", "watchdog", "firmware", "modbus", "telemetry", "ingest", "token", "rota", "hotel"]
 
 
@@ -58,6 +58,7 @@ def _building(root: Path, deadline: float) -> dict:
     raise AssertionError("the run never reached its build")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=["ctrl-c", "term", "kill"])
 def test_killed_mid_build_leaves_nothing_behind(big_dataset, tmp_path, signum):
     cache = new_cache()

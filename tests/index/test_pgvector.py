@@ -16,7 +16,7 @@ from rag_bench.retrieve.registry import RETRIEVERS
 
 from .conftest import needs_chroma, needs_pg
 
-pytestmark = needs_pg
+pytestmark = [pytest.mark.db, needs_pg]
 
 
 def run_kb(cache, index: str = "exact", filter_mode: str = "pre", **settings):

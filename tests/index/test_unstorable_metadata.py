@@ -15,6 +15,8 @@ from rag_bench.entry import cli
 
 from .conftest import needs_chroma, needs_pg
 
+pytestmark = pytest.mark.db
+
 DOCS = [
     {"id": "a", "text": "The gateway reboots when the watchdog fires after a firmware update.", "metadata": {
         "acl": "eng", "note": "line\u0000two", "#tags": ["ops"], "$x": 1, "": "blank"}},

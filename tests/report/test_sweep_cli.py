@@ -62,6 +62,7 @@ def rag_bench(*args, cache):
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
 
 
+@pytest.mark.slow
 def test_real_multirun_then_report(tmp_path):
     sweep = tmp_path / "sweep"
     args = ["-m", "embedder=fake", "chunker.size=300,600", "retrieval=bm25,hybrid", f"hydra.sweep.dir={sweep}"]
@@ -88,6 +89,7 @@ def test_real_multirun_then_report(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_real_multirun_writes_its_report_through_the_callback(tmp_path):
     sweep = tmp_path / "sweep"
     callback = "++hydra.callbacks.sweep_report._target_=rag_bench.report.sweep.callback.SweepReport"

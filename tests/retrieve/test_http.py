@@ -240,6 +240,7 @@ def test_bad_settings_fail_before_any_request(tiny, run_with, override, message)
         run_with(f"dataset.path={tiny}", "retrieval=http", "retrieval.url=http://127.0.0.1:9/s", override)
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_from_the_answers_it_had(tmp_path, run_with):
     """SIGKILL the real command half way; the rerun asks only for the questions it had no answer to."""
     answer = [{"doc_id": "annual-report.md", "start": 0, "end": 400}]

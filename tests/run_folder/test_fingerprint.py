@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from rag_bench.core.cache import code_version
 from rag_bench.core.paths import project_folder
 from rag_bench.run_folder.fingerprint import fingerprint, folder_hash
@@ -83,6 +85,7 @@ def test_the_code_version_follows_the_libraries_that_compute_numbers(monkeypatch
     assert cache.code_version.__wrapped__() != now
 
 
+@pytest.mark.slow
 def test_a_resumed_sweep_reruns_points_whose_settings_code_or_dataset_changed(tmp_path):
     data, cache, sweep = copy_dataset(tmp_path), tmp_path / "cache", tmp_path / "sweep"
     args = ["-m", "embedder=fake", f"dataset.path={data}", "retrieval=bm25,dense", f"hydra.sweep.dir={sweep}"]
