@@ -1,1 +1,1 @@
-"""The reference pipeline wired in plain Python: load, chunk, retrieve, rerank, score."""
+"""The reference pipeline wired in plain Python (``run.py``: load, chunk, retrieve, rerank, score) and what a run produced (``result.py``)."""

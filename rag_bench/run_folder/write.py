@@ -15,7 +15,7 @@ from omegaconf import OmegaConf
 from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
 from rag_bench.core.ties import trec_scores
-from rag_bench.pipeline.run import RunResult
+from rag_bench.pipeline.result import RunResult
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.manifest import KEY as FILES
 from rag_bench.run_folder.manifest import METRICS, clear_earlier
