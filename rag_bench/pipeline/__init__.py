@@ -1,1 +1,2 @@
-"""The reference pipeline wired in plain Python (``run.py``: load, chunk, retrieve, rerank, score) and what a run produced (``result.py``)."""
+"""The reference pipeline in plain Python: ``run.py`` wires load, chunk, retrieve, rerank, score;
+``result.py`` is what a run produced."""
