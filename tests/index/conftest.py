@@ -66,9 +66,15 @@ def stop_embedded(cache: Path) -> list[int]:
     release(root)
     left = wait_gone(pids or ())
     kill_left(left)
-    with contextlib.suppress(OSError, ValueError, KeyError):  # no runtime folder
-        shutil.rmtree(json.loads((root / "runtime.json").read_text())["folder"], ignore_errors=True)
+    remove_runtime(cache)
     return left
+
+
+def remove_runtime(cache: Path) -> None:
+    """Remove the runtime folder ``cache``'s embedded server was given under root (where its cache or its
+    programs were out of the server user's reach), if any."""
+    with contextlib.suppress(OSError, ValueError, KeyError):  # no runtime folder
+        shutil.rmtree(json.loads((cache / "pgvector" / "runtime.json").read_text())["folder"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -20,28 +20,36 @@ from .conftest import needs_pg, new_cache, stop_embedded
 pytestmark = [pytest.mark.db, needs_pg]
 
 
-def _trusting_cluster(pgdata: Path) -> None:
-    """A data directory as rag-bench made it before: every local connection trusted, no password."""
-    from rag_bench.index.postgres.files import SUPERUSER, binary, owner_ids, run_as
+def _trusting_cluster(root: Path) -> None:
+    """A data directory as rag-bench made it before, where the server will look for it (under root, the
+    runtime folder when the cache or the programs are out of the server user's reach): every local
+    connection trusted, no password."""
+    from rag_bench.index.postgres.files import SUPERUSER, owner_ids, run_as, server_files
+    from rag_bench.index.postgres.private import layout
 
+    place = layout(server_files(root))
+    pgdata = place.pgdata
     pgdata.mkdir(parents=True, mode=0o700)
     uid, gid = owner_ids()
     if uid is not None:
         os.chown(pgdata, uid, gid)
-    args = [binary("initdb"), "-D", str(pgdata), "-U", SUPERUSER, "--auth=trust", "--locale=C", "--no-instructions"]
+    initdb = str(place.programs / "initdb")
+    args = [initdb, "-D", str(pgdata), "-U", SUPERUSER, "--auth=trust", "--locale=C", "--no-instructions"]
     subprocess.run(args, check=True, capture_output=True, **run_as())
 
 
 def test_only_the_password_in_the_cache_opens_the_server(tmp_path, monkeypatch):
     import psycopg
 
-    from rag_bench.index.postgres.files import DATABASE, SUPERUSER, owner_ids
+    from rag_bench.index.postgres.files import DATABASE, SUPERUSER, owner_ids, server_files
+    from rag_bench.index.postgres.private import layout
     from rag_bench.index.postgres.server import embedded_dsn
 
     monkeypatch.delenv("PGPASSWORD", raising=False)
     cache = new_cache()
     root = (cache / "pgvector").resolve()
-    _trusting_cluster(root / "pgdata")
+    root.mkdir(parents=True, exist_ok=True)
+    _trusting_cluster(root)
     # the socket folder's name before: predictable, and taken as it was when it existed
     squatted = Path(tempfile.gettempdir()) / f"rag-bench-pg-{hashlib.sha256(str(root).encode()).hexdigest()[:12]}"
     squatted.mkdir()
@@ -55,7 +63,8 @@ def test_only_the_password_in_the_cache_opens_the_server(tmp_path, monkeypatch):
         assert stat.S_ISDIR(info.st_mode) and info.st_uid == server_uid and stat.S_IMODE(info.st_mode) == 0o700
         assert stat.S_IMODE((root / "password").stat().st_mode) == 0o600
         assert "password=" not in dsn and f"passfile={root / 'password'}" in dsn
-        rules = [line.split() for line in (root / "pgdata" / "pg_hba.conf").read_text().splitlines()]
+        pgdata = layout(server_files(root)).pgdata  # where the server keeps it (under root: maybe the runtime folder)
+        rules = [line.split() for line in (pgdata / "pg_hba.conf").read_text().splitlines()]
         rules = [rule for rule in rules if rule and not rule[0].startswith("#")]
         assert {rule[0] for rule in rules} == {"local", "host"}
         assert all(rule[-1] == "scram-sha-256" for rule in rules)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import alive, kill_left, needs_pg, new_cache, wait_gone
+from .conftest import alive, kill_left, needs_pg, new_cache, remove_runtime, wait_gone
 
 pytestmark = [pytest.mark.db, needs_pg]
 WORDS = ["gateway", "reboot", "watchdog", "firmware", "modbus", "telemetry", "ingest", "token", "rota", "hotel"]
@@ -86,6 +86,7 @@ def test_killed_mid_build_leaves_nothing_behind(big_dataset, tmp_path, signum):
             run.kill()
             run.wait(10)
         kill_left(pids)
+        remove_runtime(cache)
         shutil.rmtree(cache, ignore_errors=True)
 
 
@@ -105,4 +106,5 @@ def test_a_finished_command_stops_the_server(tmp_path):
         assert all(not alive(p) for p in pids) and os.listdir(cache / "pgvector" / "pgdata")
         assert not (cache / "pgvector" / "pgdata" / "postmaster.pid").exists()
     finally:
+        remove_runtime(cache)
         shutil.rmtree(cache, ignore_errors=True)
