@@ -1,0 +1,106 @@
+"""Parent levels: the larger units a chunk belongs to (``expand.level``), and which parent each chunk has.
+
+  section   the Markdown section holding the chunk: from a heading line (``#`` .. ``#`` * heading_depth,
+            at a line start) to the next one; text before a document's first heading is a section too
+  document  the whole document
+  chunk     the run's chunker at ``expand.size`` (larger than ``chunker.size``, no overlap): parent chunks
+Parents are trimmed of surrounding whitespace, as chunks are. A chunk's parent is the unit of its document
+that holds the most of its characters (the first such); a chunk that crosses a section boundary belongs
+to the section holding most of it, so its parent may not hold all of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.core.errors import ConfigError
+from rag_bench.core.options import one_of
+from rag_bench.core.types import Chunk, Document
+
+LEVELS = ("section", "document", "chunk")
+HEADING = re.compile(r"^(#{1,6})[ \t]", re.MULTILINE)
+Rechunk = Callable[[int], Sequence[Chunk]]  # parent size -> the corpus chunked again at that size
+
+
+@dataclass
+class LevelSettings:
+    """Which parent a chunk returns as (``expand=parent``) or merges into (``expand=merge``)."""
+
+    level: str = "section"  # section, document or chunk
+    heading_depth: int = 6  # level=section: cut at headings of at most this many #s (2: ## sections)
+    size: int = 2000  # level=chunk: the parent chunks' size, in the chunker's unit
+
+    def check_level(self) -> None:
+        one_of("expand.level", self.level, LEVELS)
+        if not 1 <= self.heading_depth <= 6:
+            raise ConfigError(f"expand.heading_depth ({self.heading_depth}) must lie between 1 and 6 (# to ######)")
+        if self.size < 1:
+            raise ConfigError(f"expand.size ({self.size}) must be at least 1")
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """Parents of one corpus: ``parent_of[c]`` indexes ``parents`` (-1: none), ``children[p]`` counts p's chunks."""
+
+    parents: list[Chunk]
+    parent_of: np.ndarray  # (n_chunks,) int64
+    children: np.ndarray  # (n_parents,) int64
+
+
+def section_ranges(text: str, depth: int) -> list[tuple[int, int]]:
+    """Ranges cut before every heading line of at most ``depth`` #s; together they cover ``text``."""
+    cuts = [m.start() for m in HEADING.finditer(text) if len(m.group(1)) <= depth and m.start() > 0]
+    bounds = [0, *cuts, len(text)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+def trimmed(doc: Document, ranges: Sequence[tuple[int, int]]) -> list[Chunk]:
+    """Chunks of ``ranges`` of ``doc`` trimmed of surrounding whitespace; ranges of whitespace alone dropped."""
+    out = []
+    for start, end in ranges:
+        piece = doc.text[start:end]
+        stripped = piece.strip()
+        if stripped:
+            begin = start + len(piece) - len(piece.lstrip())
+            out.append(Chunk(doc.id, begin, begin + len(stripped), stripped))
+    return out
+
+
+def parent_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> list[Chunk]:
+    """Every parent unit of the corpus at ``level``, in corpus order."""
+    if level == "chunk":
+        if rechunk is None:
+            raise ConfigError("expand.level=chunk needs the run's chunker to cut parents; use level=section or document")
+        return list(rechunk(size))
+    if level == "document":
+        return [u for d in documents for u in trimmed(d, [(0, len(d.text))])]
+    return [u for d in documents for u in trimmed(d, section_ranges(d.text, depth))]
+
+
+def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
+    """Each chunk's parent: the unit of its document holding most of its characters (units sorted by start)."""
+    by_doc: dict[str, list[int]] = {}
+    for p, unit in enumerate(parents):
+        by_doc.setdefault(unit.doc_id, []).append(p)
+    starts = {d: np.array([parents[p].start for p in ps]) for d, ps in by_doc.items()}
+    parent_of = np.full(len(chunks), -1, dtype=np.int64)
+    for c, chunk in enumerate(chunks):
+        units = by_doc.get(chunk.doc_id)
+        if not units:
+            continue
+        first = max(int(np.searchsorted(starts[chunk.doc_id], chunk.start, side="right")) - 1, 0)
+        best, most = -1, 0
+        for p in units[first:]:
+            unit = parents[p]
+            if unit.start >= chunk.end:
+                break
+            held = min(chunk.end, unit.end) - max(chunk.start, unit.start)
+            if held > most:
+                best, most = p, held
+        parent_of[c] = best
+    children = np.bincount(parent_of[parent_of >= 0], minlength=len(parents)).astype(np.int64)
+    return Hierarchy(list(parents), parent_of, children)

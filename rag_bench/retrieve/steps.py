@@ -1,0 +1,67 @@
+"""Post-retrieval steps: a new ranked list made from the retrieved one (``expand=``, ``diversity=``).
+
+A step reads one ``Candidates`` and returns another over the same chunk table, or over that table
+extended with new units at its end (``UnitTable``), so every earlier list still indexes the final table
+and the report can show each candidate's rank in every stage. Steps run after retrieval (and query
+variants), before the reranker; each returns its cost in ``RetrievalStats`` (``seconds``, ``embedded``,
+``details``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+from rag_bench.core.types import Chunk, Document
+from rag_bench.retrieve.base import Candidates
+
+
+class Step(Protocol):
+    """One post-retrieval step; ``stage`` names its list among the run's stages (expanded, diversified)."""
+
+    stage: str
+
+    def apply(self, found: Candidates) -> Candidates: ...
+
+
+class UnitTable:
+    """A chunk table: ``base`` (the retrieved list's table) and units added after it, each span once."""
+
+    def __init__(self, base: Sequence[Chunk], documents: dict[str, Document]) -> None:
+        self.base, self.documents = base, documents
+        self.added: list[Chunk] = []
+        self._at: dict[tuple[str, int, int], int] | None = None
+
+    def index(self, doc_id: str, start: int, end: int) -> int:
+        """The table index of span ``doc_id[start:end]``: a chunk of the table, else a new unit of it."""
+        if self._at is None:
+            self._at = {(c.doc_id, c.start, c.end): i for i, c in enumerate(self.base)}
+        key = (doc_id, start, end)
+        if key not in self._at:
+            self._at[key] = len(self.base) + len(self.added)
+            self.added.append(Chunk(doc_id, start, end, self.documents[doc_id].text[start:end]))
+        return self._at[key]
+
+    def chunks(self) -> Sequence[Chunk]:
+        """The table: ``base`` itself when nothing was added (so lists stay on the corpus), else base + units."""
+        return self.base if not self.added else [*self.base, *self.added]
+
+
+def pack(rows: Sequence[Sequence[int]], scores: Sequence[Sequence[float]], width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-question lists as (n, width) int64 indices and float64 scores, -1 / -inf padded."""
+    indices = np.full((len(rows), width), -1, dtype=np.int64)
+    values = np.full((len(rows), width), -np.inf)
+    for q, (row, row_scores) in enumerate(zip(rows, scores, strict=True)):
+        indices[q, : len(row)] = row
+        values[q, : len(row)] = row_scores
+    return indices, values
+
+
+def mean_chars(found: Candidates, k: int) -> float:
+    """Mean over questions of the source characters in the top ``k`` of ``found`` (what a context would hold)."""
+    if len(found.indices) == 0:
+        return 0.0
+    lengths = np.array([len(c) for c in found.chunks] + [0], dtype=np.int64)  # the last slot: padding (-1)
+    return float(lengths[found.indices[:, :k]].sum(axis=1).mean())
