@@ -60,6 +60,7 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
+
     def rechunk(size: int):  # expand.level=chunk: the parents, the corpus cut again at a larger size, no overlap
         parents = replace(cfg.chunker, size=size, **({"overlap": 0} if hasattr(cfg.chunker, "overlap") else {}))
         return chunk_dataset(ws, dataset, parents, embedder, folder)[0].chunks

@@ -15,7 +15,7 @@ from rag_bench.retrieve.fusion.methods import check_fusion
 
 @dataclass
 class QueryVariantSettings:
-    """Every retriever's query variants (``retrieve/variants.py``): rewrites of each question, fused (RRF by default)."""
+    """Every retriever's query variants (``retrieve/variants.py``): rewrites of each question, fused (RRF default)."""
 
     query_variants: str | None = None  # a variants file; relative: from the current folder, else the dataset's
     variant_kinds: list[str] | None = None  # kinds to use (null = every kind in the file; [] = none)

@@ -4,9 +4,9 @@ By RRF unless ``retrieval.variant_fusion`` names a score fusion (convex, dbsf: `
 score(c) = w_0 / (k + rank_0(c)) + sum_v 1 / (k + rank_v(c)), rank from 1, over the lists holding c:
 list 0 is the question's own (weight ``retrieval.original_weight``; 0 leaves it out), list v
 the one of rewrite v of a chosen kind (``retrieval.variant_kinds``; every rewrite weighs 1),
-k = ``retrieval.variant_k_rrf``; a score fusion gives the same weights to the lists' normalised scores. Each list is the configured retriever's final list for that
-text, so with ``retrieval=hybrid`` every rewrite is searched in BM25 and the dense index and
-fused there first. A HyDE passage is embedded in document mode (``Query.input_type``).
+k = ``retrieval.variant_k_rrf``; a score fusion gives the same weights to the lists' normalised scores.
+Each list is the configured retriever's final list for that text, so with ``retrieval=hybrid``
+every rewrite is searched in BM25 and the dense index and fused there first. A HyDE passage is embedded in document mode (``Query.input_type``).
 Cormack, Clarke and Buettcher, SIGIR 2009 (RRF); Rackauckas, "RAG-Fusion", 2024 (fusing the
 lists of several rewrites of one question); Gao et al., "Precise Zero-Shot Dense Retrieval
 without Relevance Labels", ACL 2023 (HyDE).
@@ -106,8 +106,9 @@ class VariantRetriever:
 def by_position(indices: np.ndarray, owners: np.ndarray, n_questions: int, fill: float = -1) -> list[np.ndarray]:
     """One (n_questions, width) run per rewrite position: run j holds each question's j-th rewrite's list.
 
-    Rows of questions with fewer rewrites are ``fill`` (-1: no candidates; -inf for scores). Example: owners [0, 0, 2] gives
-    two runs; run 0 holds rewrite 0 of question 0 and rewrite 2 of question 2, run 1 rewrite 1.
+    Rows of questions with fewer rewrites are ``fill`` (-1: no candidates; -inf for scores).
+    Example: owners [0, 0, 2] gives two runs; run 0 holds rewrite 0 of question 0 and rewrite 2 of
+    question 2, run 1 rewrite 1.
     """
     if len(owners) == 0:
         return []

@@ -29,8 +29,8 @@ boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved
 Questions judged by documents (no spans) use relevant documents (grade > 0) in place of hits, and
 documents in place of chunks: a document ranks where its first chunk ranks, and "within k" counts
 documents. They are hit, reranked-out, diversified-out, expanded-out, fused-out (a first-stage list holds a
-relevant document), or wrong-document. The final list's documents are ordered as the metrics order them (``score/documents.py``:
-where their first chunks rank, ties as the chunk list broke them).
+relevant document), or wrong-document. The final list's documents are ordered as the metrics order them
+(``score/documents.py``: where their first chunks rank, ties as the chunk list broke them).
 """
 
 from __future__ import annotations

@@ -55,7 +55,9 @@ class Collapser:
             "dropped_per_question": float(np.mean(dropped)) if dropped else 0.0,
             "questions_with_drops": int(np.count_nonzero(dropped)),
         }
-        return Candidates(found.chunks, indices, scores, RetrievalStats(seconds=time.perf_counter() - start, details=details))
+        return Candidates(
+            found.chunks, indices, scores, RetrievalStats(seconds=time.perf_counter() - start, details=details)
+        )
 
     def _shingles(self, text: str) -> np.ndarray:
         found = self.memo.get(text)

@@ -75,7 +75,9 @@ class MMR:
         return vectors.astype(np.float64), stats.embedded
 
 
-def pick(relevance: np.ndarray, similarity: np.ndarray, valid: np.ndarray, lambda_: float) -> tuple[np.ndarray, np.ndarray]:
+def pick(
+    relevance: np.ndarray, similarity: np.ndarray, valid: np.ndarray, lambda_: float
+) -> tuple[np.ndarray, np.ndarray]:
     """MMR order of each row: (b, width) positions picked (-1 past the row's candidates) and each pick's value.
 
     ``relevance`` (b, width), ``similarity`` (b, width, width), ``valid`` (b, width) bool.

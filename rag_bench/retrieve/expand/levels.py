@@ -70,11 +70,15 @@ def trimmed(doc: Document, ranges: Sequence[tuple[int, int]]) -> list[Chunk]:
     return out
 
 
-def parent_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> list[Chunk]:
+def parent_units(
+    level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int
+) -> list[Chunk]:
     """Every parent unit of the corpus at ``level``, in corpus order."""
     if level == "chunk":
         if rechunk is None:
-            raise ConfigError("expand.level=chunk needs the run's chunker to cut parents; use level=section or document")
+            raise ConfigError(
+                "expand.level=chunk needs the run's chunker to cut parents; use level=section or document"
+            )
         return list(rechunk(size))
     if level == "document":
         return [u for d in documents for u in trimmed(d, [(0, len(d.text))])]

@@ -69,7 +69,9 @@ class MergeExpander:
         indices, values = pack(rows, scores, found.indices.shape[1])
         n = max(len(rows), 1)
         details = {"units": len(table.added), "merged_per_question": merged / n}
-        return Candidates(table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details))
+        return Candidates(
+            table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details)
+        )
 
 
 def build(cfg: MergeConfig, resources: Resources) -> MergeExpander:

@@ -72,7 +72,9 @@ class WindowExpander:
             scores.append(row_scores)
         indices, values = pack(rows, scores, found.indices.shape[1])
         details = {"units": len(table.added), "kept_as_searched": kept}
-        return Candidates(table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details))
+        return Candidates(
+            table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details)
+        )
 
 
 def build(cfg: WindowConfig, resources: Resources) -> WindowExpander:

@@ -4,7 +4,8 @@ Normalisations, per list and question, over the candidates the list holds (``ret
   minmax   (s - min) / (max - min); a list whose scores are all equal gives each candidate 1
   zscore   (s - mean) / std (population std); all equal gives 0
 A candidate a list does not hold scores 0 there under minmax (the list's lowest, unless all are equal),
-and the list's lowest z-score under zscore (0 would put it above the list's below-average candidates). Fox and Shaw, "Combination of Multiple Searches", TREC-2 1994 (CombSUM); Lee,
+and the list's lowest z-score under zscore (0 would put it above the list's below-average candidates).
+Fox and Shaw, "Combination of Multiple Searches", TREC-2 1994 (CombSUM); Lee,
 "Analyses of Multiple Evidence Combination", SIGIR 1997 (min-max); Bruch, Gai and Ingber, "An Analysis
 of Fusion Functions for Hybrid Retrieval", ACM TOIS 2023 (convex combination of normalised scores).
 Example: BM25 scores (12, 8, 4) and dense (0.9, 0.6) over chunks (a, b, c) and (b, d), weights 1 and 1,

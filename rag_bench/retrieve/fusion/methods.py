@@ -37,7 +37,9 @@ class Fusion:
     k_rrf: float = 60.0
     normalize: str = "minmax"  # convex only
 
-    def fuse(self, runs: Sequence[Run], weights: Sequence[float], names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def fuse(
+        self, runs: Sequence[Run], weights: Sequence[float], names: Sequence[str]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Fuse ``runs`` (named ``names``, for messages): a score method needs finite scores for every candidate."""
         if self.method in SCORED:
             for (indices, scores), name in zip(runs, names, strict=True):
