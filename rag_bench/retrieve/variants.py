@@ -6,7 +6,8 @@ list 0 is the question's own (weight ``retrieval.original_weight``; 0 leaves it 
 the one of rewrite v of a chosen kind (``retrieval.variant_kinds``; every rewrite weighs 1),
 k = ``retrieval.variant_k_rrf``; a score fusion gives the same weights to the lists' normalised scores.
 Each list is the configured retriever's final list for that text, so with ``retrieval=hybrid``
-every rewrite is searched in BM25 and the dense index and fused there first. A HyDE passage is embedded in document mode (``Query.input_type``).
+every rewrite is searched in BM25 and the dense index and fused there first. A HyDE passage is
+embedded in document mode (``Query.input_type``).
 Cormack, Clarke and Buettcher, SIGIR 2009 (RRF); Rackauckas, "RAG-Fusion", 2024 (fusing the
 lists of several rewrites of one question); Gao et al., "Precise Zero-Shot Dense Retrieval
 without Relevance Labels", ACL 2023 (HyDE).
