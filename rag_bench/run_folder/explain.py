@@ -70,6 +70,7 @@ def configuration_work(result, stages: StageLists) -> Work:
     reranked = None
     if stages.reranked is not None:
         reranked = stages.retrieved[:, : cfg.reranker.depth]
+    searched = next((result.stages[name].chunks for name in ("fused", *result.stages) if name in result.stages), None)
     return measure_work(
         passages,
         questions,
@@ -77,6 +78,7 @@ def configuration_work(result, stages: StageLists) -> Work:
         reranked=reranked,
         embed_price=_price(cfg.embedder),
         rerank_price=_price(cfg.reranker) if reranked is not None else None,
+        indexed=None if searched is None or searched is result.chunks else [c.indexed_text for c in searched],
     )
 
 

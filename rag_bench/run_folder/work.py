@@ -51,14 +51,16 @@ def measure_work(
     reranked: np.ndarray | None = None,
     embed_price: float | None = None,
     rerank_price: float | None = None,
+    indexed: Sequence[str] | None = None,
 ) -> Work:
     """The work of one configuration (formulas in the module docstring).
 
     ``passages``: indexed text of every chunk; ``reranked``: (n_questions, depth) chunk indices the
     reranker read, -1 padded, or None without a reranker; prices in USD per million tokens, None
-    for a component that calls no priced API.
+    for a component that calls no priced API; ``indexed``: the texts the dense index holds, when not
+    ``passages`` (an expansion added units to the table that nothing embedded).
     """
-    texts = [*passages, *questions] if dense else []
+    texts = [*(passages if indexed is None else indexed), *questions] if dense else []
     embedded_chars = sum(len(t) for t in texts)
     pairs, rerank_chars, rerank_tokens = 0, 0, 0
     if reranked is not None:
