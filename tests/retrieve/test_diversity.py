@@ -8,6 +8,8 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.shingles import jaccard, shingles
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.core.workspace import Workspace
+from rag_bench.embed.cached import embed_cached
+from rag_bench.embed.store import vector_store
 from rag_bench.retrieve.base import Candidates, Corpus
 from rag_bench.retrieve.diversity.mmr import pick
 from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
@@ -93,3 +95,16 @@ def test_collapse_drops_near_identical_lower_candidates(tmp_path):
 def test_bad_settings(option, values, message):
     with pytest.raises(ConfigError, match=message):
         DIVERSIFIERS.settings(option, **values)
+
+
+def test_mmr_reads_the_corpus_matrix_a_dense_index_left(tmp_path):
+    embedder = FakeEmbedder(32)
+    lists = found([[1, 4, 3, 0, 2]], scores=[[1.0, 0.95, 0.9, 0.5, 0.4]])
+    fresh = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.6), resources(tmp_path / "a", embedder))
+    expected = fresh.apply(lists)
+    res = resources(tmp_path / "b", embedder)
+    embed_cached(embedder, vector_store(res.workspace, embedder, "document"), res.corpus.passages, "document", "x", True)
+    mapped = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.6), res).apply(lists)
+    assert mapped.stats.embedded == 0 and expected.stats.embedded == 4  # 4 distinct texts (1 and 4 are equal)
+    assert mapped.indices.tolist() == expected.indices.tolist()
+    assert mapped.scores[0] == pytest.approx(expected.scores[0])

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.cached import embed_cached
-from rag_bench.embed.store import vector_store
+from rag_bench.embed.store import text_key, vector_store
 from rag_bench.retrieve.base import Candidates, RetrievalStats
 from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
 from rag_bench.retrieve.fusion.convex import minmax
@@ -68,10 +69,19 @@ class MMR:
         return Candidates(found.chunks, indices, scores, stats)
 
     def _vectors(self, found: Candidates, used: np.ndarray) -> tuple[np.ndarray, int]:
-        """The document vectors of the chunks ``used`` (their indexed text), embedded only when not cached."""
-        embedder, ws = self.resources.embedder, self.resources.workspace
+        """The document vectors of the chunks ``used`` (their indexed text), embedded only when not cached.
+
+        On the corpus's own table, the corpus matrix a dense index left in the cache serves them.
+        """
+        embedder, ws, corpus = self.resources.embedder, self.resources.workspace, self.resources.corpus
+        store = vector_store(ws, embedder, "document")
+        if found.chunks is corpus.chunks:
+            key = digest("mmr-corpus", corpus.key, embedder.name, embedder.dimension)
+            matrix = ws.remember("corpus-matrix", key, lambda: store.matrix([text_key(p) for p in corpus.passages]))
+            if matrix is not None:
+                return np.asarray(matrix[used], dtype=np.float64), 0
         texts = [found.chunks[c].indexed_text for c in used.tolist()]
-        vectors, stats = embed_cached(embedder, vector_store(ws, embedder, "document"), texts, "document", "mmr")
+        vectors, stats = embed_cached(embedder, store, texts, "document", "mmr")
         return vectors.astype(np.float64), stats.embedded
 
 
