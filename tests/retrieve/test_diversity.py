@@ -103,7 +103,8 @@ def test_mmr_reads_the_corpus_matrix_a_dense_index_left(tmp_path):
     fresh = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.6), resources(tmp_path / "a", embedder))
     expected = fresh.apply(lists)
     res = resources(tmp_path / "b", embedder)
-    embed_cached(embedder, vector_store(res.workspace, embedder, "document"), res.corpus.passages, "document", "x", True)
+    store = vector_store(res.workspace, embedder, "document")
+    embed_cached(embedder, store, res.corpus.passages, "document", "matrix", memory_map=True)  # as dense does
     mapped = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.6), res).apply(lists)
     assert mapped.stats.embedded == 0 and expected.stats.embedded == 4  # 4 distinct texts (1 and 4 are equal)
     assert mapped.indices.tolist() == expected.indices.tolist()
