@@ -103,11 +103,11 @@ def by_category(runs: dict, metric: str) -> list[str]:
                 tests.append((strategy, name))
     adjusted = dict(zip(tests, holm([cells[t][3] for t in tests]), strict=True))
     shown = [n for n in names if any((s, n) in cells for s in runs)]
-    sizes = {n: int(metric_values(base, parse_metric(metric)).loc[categories.index[categories == n]].notna().sum())
-             for n in shown}
-    lines = [f"| {metric}: vs none | " + " | ".join(f"{n} ({sizes[n]})" for n in shown) + " |"]
+    values = metric_values(base, parse_metric(metric))
+    of = {n: values.loc[categories.index[categories == n]] for n in shown}
+    lines = [f"| {metric}: vs none | " + " | ".join(f"{n} ({int(of[n].notna().sum())})" for n in shown) + " |"]
     lines.append("|---|" + "---|" * len(shown))
-    none = [f"{metric_values(base, parse_metric(metric)).loc[categories.index[categories == n]].mean():.3f}" for n in shown]
+    none = [f"{of[n].mean():.3f}" for n in shown]
     lines.append("| `none` (its value) | " + " | ".join(none) + " |")
     for strategy in runs:
         if strategy == "none":
