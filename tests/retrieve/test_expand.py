@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError
@@ -153,3 +155,29 @@ def test_merge_replaces_children_when_enough_are_retrieved(tmp_path):
 def test_bad_settings(option, values, message):
     with pytest.raises(ConfigError, match=message):
         EXPANDERS.settings(option, **values)
+
+
+def brute_parents(children, parents):
+    out = []
+    for c in children:
+        best, most = -1, 0
+        for p, u in enumerate(parents):
+            held = min(c.end, u.end) - max(c.start, u.start)
+            if u.doc_id == c.doc_id and held > most:
+                best, most = p, held
+        out.append(best)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_assign_equals_a_brute_force_search(data):
+    parents = []
+    for doc in ("a", "b", "c"):  # each document cut into non-overlapping units, gaps allowed, in order
+        cuts = sorted(set(data.draw(st.lists(st.integers(0, 60), max_size=8))))
+        for start, end in zip(cuts, cuts[1:], strict=False):
+            if data.draw(st.booleans()):
+                parents.append(Chunk(doc, start, end, ""))
+    spans = st.tuples(st.sampled_from("abcd"), st.integers(0, 59), st.integers(1, 30))
+    children = [Chunk(d, s, s + n, "") for d, s, n in data.draw(st.lists(spans, max_size=12))]
+    assert assign(children, parents).parent_of.tolist() == brute_parents(children, parents)

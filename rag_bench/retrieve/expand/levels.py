@@ -86,25 +86,38 @@ def parent_units(
 
 
 def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
-    """Each chunk's parent: the unit of its document holding most of its characters (units sorted by start)."""
-    by_doc: dict[str, list[int]] = {}
-    for p, unit in enumerate(parents):
-        by_doc.setdefault(unit.doc_id, []).append(p)
-    starts = {d: np.array([parents[p].start for p in ps]) for d, ps in by_doc.items()}
+    """Each chunk's parent: the unit of its document holding most of its characters, the first of equal ones.
+
+    Units of one document must not overlap and must come in order of their start (as ``parent_units`` makes
+    them). Vectorised: unit j of a chunk's candidates is the one starting at or before the chunk, then the next
+    ones while they start before its end.
+    """
+    if not parents or not chunks:
+        return Hierarchy(list(parents), np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(parents), np.int64))
+    documents = {d: i for i, d in enumerate(dict.fromkeys([u.doc_id for u in parents]))}
+    unit_doc = np.array([documents[u.doc_id] for u in parents], dtype=np.int64)
+    unit_start = np.array([u.start for u in parents], dtype=np.int64)
+    unit_end = np.array([u.end for u in parents], dtype=np.int64)
+    chunk_doc = np.array([documents.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
+    chunk_start = np.array([c.start for c in chunks], dtype=np.int64)
+    chunk_end = np.array([c.end for c in chunks], dtype=np.int64)
+    span = max(int(unit_end.max(initial=0)), int(chunk_end.max(initial=0))) + 1
+    keys = unit_doc * span + unit_start  # ascending: documents in order, units by start within each
+    at = np.searchsorted(keys, chunk_doc * span + chunk_start, side="right") - 1
+    at = np.where((at >= 0) & (unit_doc[np.maximum(at, 0)] == chunk_doc), at, -1)
+    first_of_doc = np.searchsorted(unit_doc, chunk_doc)  # a chunk before its document's first unit starts there
+    at = np.where((at < 0) & (chunk_doc >= 0), first_of_doc, at)
     parent_of = np.full(len(chunks), -1, dtype=np.int64)
-    for c, chunk in enumerate(chunks):
-        units = by_doc.get(chunk.doc_id)
-        if not units:
-            continue
-        first = max(int(np.searchsorted(starts[chunk.doc_id], chunk.start, side="right")) - 1, 0)
-        best, most = -1, 0
-        for p in units[first:]:
-            unit = parents[p]
-            if unit.start >= chunk.end:
-                break
-            held = min(chunk.end, unit.end) - max(chunk.start, unit.start)
-            if held > most:
-                best, most = p, held
-        parent_of[c] = best
+    most = np.zeros(len(chunks), dtype=np.int64)
+    candidate = at.copy()
+    live = (candidate >= 0) & (candidate < len(parents))
+    while live.any():
+        u = np.where(live, candidate, 0)
+        live &= (unit_doc[u] == chunk_doc) & (unit_start[u] < chunk_end)
+        held = np.minimum(chunk_end, unit_end[u]) - np.maximum(chunk_start, unit_start[u])
+        better = live & (held > most)
+        parent_of[better], most[better] = u[better], held[better]
+        candidate = candidate + 1
+        live &= candidate < len(parents)
     children = np.bincount(parent_of[parent_of >= 0], minlength=len(parents)).astype(np.int64)
     return Hierarchy(list(parents), parent_of, children)
