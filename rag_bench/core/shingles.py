@@ -31,7 +31,10 @@ def shingles(text: str) -> np.ndarray:
         words = np.concatenate([words, np.zeros(3 - len(words), np.uint64)])
     with np.errstate(over="ignore"):
         found = np.sort(words[:-2] * _MIX[0] + words[1:-1] * _MIX[1] + words[2:])
-    return found[np.r_[True, found[1:] != found[:-1]]]  # distinct (np.unique's wrapper costs more than this)
+    distinct = np.empty(len(found), dtype=bool)  # np.unique's wrapper and np.r_ cost more than the work here
+    distinct[0] = True
+    np.not_equal(found[1:], found[:-1], out=distinct[1:])
+    return found[distinct]
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:

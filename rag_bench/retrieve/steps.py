@@ -59,6 +59,34 @@ def pack(rows: Sequence[Sequence[int]], scores: Sequence[Sequence[float]], width
     return indices, values
 
 
+def first_in_row(keys: np.ndarray) -> np.ndarray:
+    """(n, w) bool: True at the first entry of each key in its row; keys < 0 (padding) are never kept.
+
+    Example: [[5, 3, 5, -1]] -> [[True, True, False, False]].
+    """
+    n, width = keys.shape
+    keep = np.zeros(keys.shape, dtype=bool)
+    valid = keys >= 0
+    if not valid.any():
+        return keep
+    span = int(keys.max()) + 1
+    flat = np.flatnonzero(valid)  # row-major positions: earlier columns first within a row
+    _, first = np.unique((flat // width) * span + keys.flat[flat], return_index=True)
+    keep.flat[flat[first]] = True
+    return keep
+
+
+def compact(indices: np.ndarray, scores: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's kept entries moved to its front in their order; -1 / -inf after them."""
+    out_idx = np.full(indices.shape, -1, dtype=np.int64)
+    out_val = np.full(scores.shape, -np.inf)
+    rows, columns = np.nonzero(keep)
+    position = np.cumsum(keep, axis=1)[rows, columns] - 1
+    out_idx[rows, position] = indices[rows, columns]
+    out_val[rows, position] = scores[rows, columns]
+    return out_idx, out_val
+
+
 def mean_chars(found: Candidates, k: int) -> float:
     """Mean over questions of the source characters in the top ``k`` of ``found`` (what a context would hold)."""
     if len(found.indices) == 0:

@@ -50,10 +50,9 @@ class MMR:
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
         used = np.unique(found.indices[found.indices >= 0])
-        vectors, embedded = self._vectors(found, used)  # (len(used), dim) unit rows
-        slot = np.full(len(found.chunks) + 1, len(used), dtype=np.int64)  # table index -> row of ``vectors``
+        padded, embedded = self._vectors(found, used)  # (len(used) + 1, dim) unit rows; the last: zeros (padding)
+        slot = np.full(len(found.chunks) + 1, len(used), dtype=np.int64)  # table index -> row of ``padded``
         slot[used] = np.arange(len(used))
-        padded = np.vstack([vectors, np.zeros((1, vectors.shape[1]), vectors.dtype)])  # padding: zero vector
         valid = found.indices >= 0
         relevance, _ = minmax(np.where(valid, found.scores, 0.0), valid)
         indices = np.full_like(found.indices, -1)
@@ -61,7 +60,7 @@ class MMR:
         for first in range(0, len(found.indices), ROW_BLOCK):
             rows = slice(first, first + ROW_BLOCK)
             block = padded[slot[found.indices[rows]]]  # (b, width, dim)
-            order, values = pick(relevance[rows], np.einsum("bwd,bvd->bwv", block, block), valid[rows], self.lambda_)
+            order, values = pick(relevance[rows], block @ block.transpose(0, 2, 1), valid[rows], self.lambda_)
             indices[rows] = np.where(order >= 0, np.take_along_axis(found.indices[rows], np.maximum(order, 0), 1), -1)
             scores[rows] = values
         details = {"embedded": embedded, "lambda": self.lambda_}
@@ -69,20 +68,22 @@ class MMR:
         return Candidates(found.chunks, indices, scores, stats)
 
     def _vectors(self, found: Candidates, used: np.ndarray) -> tuple[np.ndarray, int]:
-        """The document vectors of the chunks ``used`` (their indexed text), embedded only when not cached.
-
-        On the corpus's own table, the corpus matrix a dense index left in the cache serves them.
-        """
+        """(len(used) + 1, dim) float32: the document vectors of the chunks ``used`` (their indexed text), then a
+        row of zeros; embedded only when not cached. On the corpus's own table, the corpus matrix a dense index
+        left in the cache serves them."""
         embedder, ws, corpus = self.resources.embedder, self.resources.workspace, self.resources.corpus
         store = vector_store(ws, embedder, "document")
+        out = np.zeros((len(used) + 1, embedder.dimension), dtype=np.float32)
         if found.chunks is corpus.chunks:
             key = digest("mmr-corpus", corpus.key, embedder.name, embedder.dimension)
             matrix = ws.remember("corpus-matrix", key, lambda: store.matrix([text_key(p) for p in corpus.passages]))
             if matrix is not None:
-                return np.asarray(matrix[used], dtype=np.float64), 0
+                out[:-1] = matrix[used]
+                return out, 0
         texts = [found.chunks[c].indexed_text for c in used.tolist()]
         vectors, stats = embed_cached(embedder, store, texts, "document", "mmr")
-        return vectors.astype(np.float64), stats.embedded
+        out[:-1] = vectors
+        return out, stats.embedded
 
 
 def pick(

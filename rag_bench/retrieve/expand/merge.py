@@ -11,15 +11,16 @@ threshold 0.5) describes the pattern.
 from __future__ import annotations
 
 import time
-from collections import Counter
 from dataclasses import dataclass
+
+import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, on_corpus
 from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, pack
+from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
 
 
 @dataclass
@@ -43,35 +44,30 @@ class MergeExpander:
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        positions = on_corpus(found, self.corpus).tolist()
-        parent_of, children = self.parents.parent_of.tolist(), self.parents.children
+        positions = on_corpus(found, self.corpus)  # (n, width) corpus index, -1: padding or not the corpus's
+        n, width = positions.shape
+        n_parents = len(self.parents.parents)
+        parent = np.where(positions >= 0, self.parents.parent_of[np.maximum(positions, 0)], -1)
+        chosen = np.zeros(parent.shape, dtype=bool)
+        held = parent >= 0
+        if held.any():  # how many of each parent's chunks each list holds
+            pair = np.flatnonzero(held) // width * n_parents + parent[held]
+            _, inverse, counts = np.unique(pair, return_inverse=True, return_counts=True)
+            chosen[held] = counts[inverse] >= self.threshold * self.parents.children[parent[held]]
+        valid = found.indices >= 0
+        key = np.where(chosen, parent, n_parents + np.where(valid, found.indices, 0))
+        keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
-        rows, scores, merged = [], [], 0
-        for q, (indices, values) in enumerate(zip(found.indices.tolist(), found.scores.tolist(), strict=True)):
-            parent = [parent_of[at] if at >= 0 else -1 for at in positions[q]]
-            counts = Counter(p for p, c in zip(parent, indices, strict=True) if p >= 0 and c >= 0)
-            chosen = {p for p, n in counts.items() if n >= self.threshold * children[p]}
-            merged += len(chosen)
-            row, row_scores, seen = [], [], set()
-            for c, p, score in zip(indices, parent, values, strict=True):
-                if c < 0:
-                    continue
-                unit = c
-                if p in chosen:
-                    u = self.parents.parents[p]
-                    unit = table.index(u.doc_id, u.start, u.end)
-                if unit not in seen:
-                    seen.add(unit)
-                    row.append(unit)
-                    row_scores.append(score)
-            rows.append(row)
-            scores.append(row_scores)
-        indices, values = pack(rows, scores, found.indices.shape[1])
-        n = max(len(rows), 1)
-        details = {"units": len(table.added), "merged_per_question": merged / n}
-        return Candidates(
-            table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details)
-        )
+        unit_of = np.full(n_parents + 1, -1, dtype=np.int64)
+        for p in np.unique(parent[keep & chosen]).tolist():
+            unit = self.parents.parents[p]
+            unit_of[p] = table.index(unit.doc_id, unit.start, unit.end)
+        units = np.where(chosen, unit_of[parent], found.indices)
+        indices, values = compact(units, found.scores, keep)
+        merged = len(np.unique(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0
+        details = {"units": int((unit_of >= 0).sum()), "merged_per_question": merged / max(n, 1)}
+        stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
+        return Candidates(table.chunks(), indices, values, stats)
 
 
 def build(cfg: MergeConfig, resources: Resources) -> MergeExpander:

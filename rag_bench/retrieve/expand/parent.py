@@ -18,7 +18,7 @@ from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy
 from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, pack
+from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
 
 
 @dataclass
@@ -41,34 +41,23 @@ class ParentExpander:
         start = time.perf_counter()
         own = found.chunks is self.corpus.chunks
         parent_of = self.parents.parent_of if own else assign(found.chunks, self.parents.parents).parent_of
+        n_parents = len(self.parents.parents)
+        valid = found.indices >= 0
+        chunk = np.where(valid, found.indices, 0)
+        parent = np.where(valid, parent_of[chunk], -1)  # (n, width) each candidate's parent, -1: none
+        key = np.where(parent >= 0, parent, n_parents + chunk)  # a parent, or the chunk itself
+        keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
-        unit_of: dict[int, int] = {}  # parent -> its table index
-        rows, scores, kept = [], [], 0
-        for indices, values in zip(found.indices.tolist(), found.scores.tolist(), strict=True):
-            row, row_scores, seen = [], [], set()
-            for c, score in zip(indices, values, strict=True):
-                if c < 0:
-                    continue
-                p = int(parent_of[c])
-                if p < 0:
-                    unit, kept = c, kept + 1
-                elif p in unit_of:
-                    unit = unit_of[p]
-                else:
-                    parent = self.parents.parents[p]
-                    unit = unit_of[p] = table.index(parent.doc_id, parent.start, parent.end)
-                if unit not in seen:
-                    seen.add(unit)
-                    row.append(unit)
-                    row_scores.append(score)
-            rows.append(row)
-            scores.append(row_scores)
-        indices, values = pack(rows, scores, found.indices.shape[1])
-        lengths = [len(r) for r in rows]
+        unit_of = np.full(n_parents + 1, -1, dtype=np.int64)  # parent -> its table index (last slot: none)
+        for p in np.unique(parent[keep & (parent >= 0)]).tolist():
+            unit = self.parents.parents[p]
+            unit_of[p] = table.index(unit.doc_id, unit.start, unit.end)
+        units = np.where(parent >= 0, unit_of[parent], found.indices)
+        indices, values = compact(units, found.scores, keep)
         details = {
-            "units": len(unit_of),
-            "mean_list_length": float(np.mean(lengths)) if lengths else 0.0,
-            "kept_as_searched": kept,
+            "units": int((unit_of >= 0).sum()),
+            "mean_list_length": float(keep.sum(axis=1).mean()) if len(keep) else 0.0,
+            "kept_as_searched": int((keep & (parent < 0)).sum()),
         }
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
         return Candidates(table.chunks(), indices, values, stats)

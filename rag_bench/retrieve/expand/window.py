@@ -19,7 +19,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, on_corpus
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, pack
+from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
 
 
 @dataclass
@@ -40,41 +40,41 @@ class WindowExpander:
     def __init__(self, size: int, corpus: Corpus, documents: dict) -> None:
         self.size, self.corpus, self.documents = size, corpus, documents
         chunks = corpus.chunks
+        n = len(chunks)
         doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
-        change = np.r_[True, doc_ids[1:] != doc_ids[:-1]] if len(chunks) else np.zeros(0, bool)
+        change = np.r_[True, doc_ids[1:] != doc_ids[:-1]] if n else np.zeros(0, bool)
         group = np.cumsum(change) - 1
         firsts = np.flatnonzero(change)
-        lasts = np.r_[firsts[1:] - 1, len(chunks) - 1] if len(chunks) else firsts
-        self.first, self.last = firsts[group], lasts[group]  # (n_chunks,) the chunk's document's first and last
+        lasts = np.r_[firsts[1:] - 1, n - 1] if n else firsts
+        at = np.arange(n)
+        self.lo = np.maximum(firsts[group], at - size) if n else at  # (n_chunks,) first and last chunk of each window
+        self.hi = np.minimum(lasts[group], at + size) if n else at
+        ends = np.array([c.end for c in chunks], dtype=np.int64)
+        self.end = ends.copy()
+        for shift in range(1, size + 1):  # the window's end: the largest end of its chunks (overlapping chunks)
+            self.end = np.maximum(self.end, np.where(at + shift <= self.hi, ends[np.minimum(at + shift, n - 1)], 0))
+        self.start = np.array([c.start for c in chunks], dtype=np.int64)[self.lo] if n else at
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        chunks = self.corpus.chunks
-        positions = on_corpus(found, self.corpus).tolist()
+        positions = on_corpus(found, self.corpus)  # (n, width) corpus index, -1: padding or not the corpus's
+        valid = found.indices >= 0
+        n_chunks = len(self.corpus.chunks)
+        at = np.maximum(positions, 0)
+        window = self.lo[at] * (n_chunks + 1) + self.hi[at]  # one key per distinct window
+        foreign = (positions < 0) & valid
+        key = np.where(foreign, (n_chunks + 1) ** 2 + np.where(valid, found.indices, 0), window)
+        keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
-        rows, scores, kept = [], [], 0
-        for q, (indices, values) in enumerate(zip(found.indices.tolist(), found.scores.tolist(), strict=True)):
-            row, row_scores, seen = [], [], set()
-            for c, at, score in zip(indices, positions[q], values, strict=True):
-                if c < 0:
-                    continue
-                if at < 0:
-                    unit, kept = c, kept + 1
-                else:
-                    lo, hi = max(self.first[at], at - self.size), min(self.last[at], at + self.size)
-                    end = max(chunks[i].end for i in range(lo, hi + 1))
-                    unit = table.index(chunks[at].doc_id, chunks[lo].start, end)
-                if unit not in seen:
-                    seen.add(unit)
-                    row.append(unit)
-                    row_scores.append(score)
-            rows.append(row)
-            scores.append(row_scores)
-        indices, values = pack(rows, scores, found.indices.shape[1])
-        details = {"units": len(table.added), "kept_as_searched": kept}
-        return Candidates(
-            table.chunks(), indices, values, RetrievalStats(seconds=time.perf_counter() - start, details=details)
-        )
+        units = found.indices.copy()
+        chunks = self.corpus.chunks
+        for r, c in zip(*np.nonzero(keep & ~foreign), strict=True):
+            i = int(positions[r, c])
+            units[r, c] = table.index(chunks[i].doc_id, int(self.start[i]), int(self.end[i]))
+        indices, values = compact(units, found.scores, keep)
+        details = {"units": len(table.added), "kept_as_searched": int((keep & foreign).sum())}
+        stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
+        return Candidates(table.chunks(), indices, values, stats)
 
 
 def build(cfg: WindowConfig, resources: Resources) -> WindowExpander:
