@@ -2,10 +2,11 @@
 
 The retrieval stage is what a run times as retrieval: hybrid BM25 (index built from the chunk texts) +
 exact dense search (vectors served from the cache, each question searched on its own) + fusion, in a fresh
-workspace each time (nothing kept in memory from an earlier repeat), best of 3. Each step (expand,
-diversity) is timed on that stage's lists, built and applied in a fresh workspace (its per-corpus work
-included: sections, shingles, the vector matrix read), best of 3; a score fusion is timed against RRF on
-the same two lists, since it replaces RRF in the stage. Ratio = (stage + what the strategy adds) / stage.
+workspace each time (nothing kept in memory from an earlier repeat). Each step (expand, diversity) is
+timed on that stage's lists, built and applied in a fresh workspace (its per-corpus work included:
+sections, shingles, the vector matrix read); a score fusion is timed against RRF on the same two lists,
+since it replaces RRF in the stage. Everything is timed in rounds (the stage, then each strategy), best
+of 3 rounds. Ratio = (stage + what the strategy adds) / stage.
 Timing the stage and the step apart keeps a busy machine's noise in the stage (seconds) out of the
 strategy's share (tenths of a second). Corpus: 10,000 Markdown documents of five ## sections, one chunk each
 (~120 Zipfian words), 2% of them copies of another chunk's text (boilerplate for collapse to find).
@@ -16,7 +17,7 @@ from __future__ import annotations
 import tempfile
 
 import numpy as np
-from common import Check, best_of, queries_from, report, single_thread, unit_vectors, zipf_corpus
+from common import Check, interleaved, queries_from, report, single_thread, unit_vectors, zipf_corpus
 
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.types import Chunk, Dataset, Document
@@ -85,22 +86,23 @@ def main() -> None:
         children = [m.build(child_config(RETRIEVERS, cfg, n), res) for m, n in ((bm25, "bm25"), (dense, "dense"))]
         return FusionRetriever(children, [1.0, 1.0], 60.0).retrieve(queries, DEPTH)
 
+    def step(group, name, values):
+        # a fresh workspace each time: the step's per-corpus work (sections, shingles, matrix) is counted
+        res = Resources(Workspace(cache), corp, dataset, embedder)
+        return group.build(group.settings(name, **values), res).apply(found)
+
+    def fuse(fusion: Fusion):
+        return fusion.fuse([(p.indices, p.scores) for p in found.parts.values()], [1.0, 1.0], ["bm25", "dense"])
+
     with single_thread():
         found = stage()  # warms the page cache and the matrix entry; its lists feed every step below
-        base = best_of(stage, REPEATS)
-        added = {}
-        for label, (group, name, values) in STEPS.items():
-            # a fresh workspace each time: the step's per-corpus work (sections, shingles, matrix) is counted
-            def step(group=group, name=name, values=values):
-                res = Resources(Workspace(cache), corp, dataset, embedder)
-                return group.build(group.settings(name, **values), res).apply(found)
-
-            added[label] = best_of(step, REPEATS)
-        runs = [(p.indices, p.scores) for p in found.parts.values()]
-        rrf_seconds = best_of(lambda: Fusion("rrf").fuse(runs, [1.0, 1.0], ["bm25", "dense"]), REPEATS)
-        for label, fusion in FUSIONS.items():
-            seconds = best_of(lambda fusion=fusion: fusion.fuse(runs, [1.0, 1.0], ["bm25", "dense"]), REPEATS)
-            added[label] = max(0.0, seconds - rrf_seconds)  # it replaces RRF in the stage
+        timed = {"stage": stage, "rrf": lambda: fuse(Fusion("rrf"))}
+        timed |= {label: (lambda g=g, n=n, v=v: step(g, n, v)) for label, (g, n, v) in STEPS.items()}
+        timed |= {label: (lambda f=f: fuse(f)) for label, f in FUSIONS.items()}
+        seconds = interleaved(timed, repeats=REPEATS)  # every item once per round: a load change hits them all
+    base, rrf_seconds = seconds.pop("stage"), seconds.pop("rrf")
+    added = {label: s for label, s in seconds.items() if label in STEPS}
+    added |= {label: max(0.0, seconds[label] - rrf_seconds) for label in FUSIONS}  # it replaces RRF in the stage
     details = [
         f"{N_DOCS * SECTIONS:,} chunks x {N_QUERIES:,} questions, depth {DEPTH} per index, dim {DIM}",
         f"retrieval stage alone (BM25 build + search, dense search, RRF): {base:.2f} s (best of {REPEATS})",

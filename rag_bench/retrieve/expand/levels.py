@@ -59,14 +59,14 @@ def section_ranges(text: str, depth: int) -> list[tuple[int, int]]:
 
 
 def trimmed(doc: Document, ranges: Sequence[tuple[int, int]]) -> list[Chunk]:
-    """Chunks of ``ranges`` of ``doc`` trimmed of surrounding whitespace; ranges of whitespace alone dropped."""
+    """Spans of ``ranges`` of ``doc`` trimmed of surrounding whitespace (ranges of whitespace alone dropped), as
+    chunks without their text (a unit's text is taken from its document when it is returned)."""
     out = []
     for start, end in ranges:
         piece = doc.text[start:end]
-        stripped = piece.strip()
-        if stripped:
-            begin = start + len(piece) - len(piece.lstrip())
-            out.append(Chunk(doc.id, begin, begin + len(stripped), stripped))
+        lead = len(piece) - len(piece.lstrip())
+        if lead < len(piece):
+            out.append(Chunk(doc.id, start + lead, end - (len(piece) - len(piece.rstrip())), ""))
     return out
 
 
