@@ -20,21 +20,21 @@ import numpy as np
 
 NEAR_IDENTICAL = 0.9  # Jaccard of word 3-shingles at or above which two texts are near-identical
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))  # odd multipliers: word position matters
+_FIRST = np.array([True])
 
 
 def shingles(text: str) -> np.ndarray:
     """``text``'s distinct shingle hashes, sorted (uint64); empty for a text with no word."""
-    words = np.fromiter(map(hash, text.lower().split()), dtype=np.int64).view(np.uint64) + np.uint64(1)
-    if len(words) == 0:
-        return words
-    if len(words) < 3:  # one shingle of them all, padded with 0 (no word hashes to 0 after the + 1)
+    words = np.fromiter(map(hash, text.lower().split()), dtype=np.int64).view(np.uint64)
+    if len(words) < 3:  # one shingle of them all, padded with 0 (the hash of no word but "")
+        if len(words) == 0:
+            return words
         words = np.concatenate([words, np.zeros(3 - len(words), np.uint64)])
-    with np.errstate(over="ignore"):
-        found = np.sort(words[:-2] * _MIX[0] + words[1:-1] * _MIX[1] + words[2:])
-    distinct = np.empty(len(found), dtype=bool)  # np.unique's wrapper and np.r_ cost more than the work here
-    distinct[0] = True
-    np.not_equal(found[1:], found[:-1], out=distinct[1:])
-    return found[distinct]
+    found = words[:-2] * _MIX[0]  # array arithmetic wraps modulo 2^64 without a warning
+    found += words[1:-1] * _MIX[1]
+    found += words[2:]
+    found.sort()
+    return found[np.concatenate((_FIRST, found[1:] != found[:-1]))]  # distinct; cheaper than np.unique here
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
