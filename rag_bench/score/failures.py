@@ -14,8 +14,9 @@ chunks in any of its lists. Classes, the first that applies:
   diversified-out diversity (mmr, collapse) ran and the list it read held a hit within k; its top k holds none
   expanded-out    an expansion (parent, window, merge) ran and the list it read held a hit within k; the units
                   it returned in its top k hit none (a unit overlapping the evidence less than tau requires)
-  fused-out       a first-stage list (bm25, dense) held a hit within its depth; the fused top k holds
-                  none. With one index there is no fusion: the index found the evidence, below k
+  fused-out       a first-stage list (bm25, dense) held a hit within its depth, or a step (expand,
+                  diversity) returned one below k; the final top k holds none. With one index there is
+                  no fusion: the index found the evidence, below k
   boundary        candidates touch the evidence but none reaches tau: the chunk cut fell through it
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
@@ -151,7 +152,8 @@ def _by_spans(question, q, rows, stages, touched, doc_of, k, texts) -> Diagnosis
     for name, before, _ in stages.step_inputs():
         if _within(_rank(_valid(before[q]), hitting), k):
             return Diagnosis(STEP_CLASSES[name], ranks)
-    if any(_rank(_valid(lists[q]), hitting) is not None for lists in stages.first_stage().values()):
+    searched = [*stages.first_stage().values(), *stages.steps.values()]  # a step's units may hit where chunks did not
+    if any(_rank(_valid(lists[q]), hitting) is not None for lists in searched):
         return Diagnosis("fused-out", ranks)
     candidates = set().union(*(row.tolist() for row in rows.values()))
     if candidates & touched.keys():

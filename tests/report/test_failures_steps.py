@@ -61,3 +61,13 @@ def test_expanded_out_when_the_returned_units_do_not_hit():
     # the expansion kept it within k, the diversity step did not
     assert classify([2, 1], steps={"expanded": [1, 2], "diversified": [1, 3, 2]}).failure == "diversified-out"
     assert classify([2, 1], steps={"expanded": [1, 2]}).failure == "hit"
+
+
+def test_a_unit_that_hits_below_k_is_fused_out_not_boundary():
+    # no first-stage chunk touches [80, 120) (chunks 0, 1 and 3 lie beside it); the expansion returned unit 8,
+    # [60, 140), which holds it, at rank 4: the evidence was found and ranked below k (before: "boundary")
+    wide = piece("a", A, 60, 140)  # 8: a unit holding all of the evidence
+    chunks = [*CHUNKS, wide]
+    stages = StageLists({"bm25": rows([0, 1, 3])}, rows([0, 1, 3]), steps={"expanded": rows([0, 1, 3, 8])})
+    found = diagnose(chunks, [EVIDENCE], stages, tau=0.5, report_k=2)[0]
+    assert found.failure == "fused-out" and found.ranks["expanded"] == 4
