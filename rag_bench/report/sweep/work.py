@@ -33,7 +33,20 @@ def work_columns(stats: dict) -> dict[str, float]:
         "served": stats.get("reused") == {"run": True},  # its outputs came whole from the run cache
         **_configuration_work(stats.get("work")),
         "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
+        "returned_chars": _returned_chars(stats.get("strategies")),
     }
+
+
+def _returned_chars(strategies: object) -> float:
+    """Mean characters the top report_k returned after the last post-retrieval step (expand, diversity);
+    NaN when no step ran (the chunks themselves: ``mean_chunk_chars`` says their size)."""
+    if not isinstance(strategies, dict) or not strategies:
+        return np.nan
+    last = list(strategies.values())[-1]
+    if not isinstance(last, dict):
+        return np.nan
+    after = [v for k, v in last.items() if k.startswith("chars@") and k.endswith(" after")]
+    return number(after[0]) if after else np.nan
 
 
 def _configuration_work(work: object) -> dict[str, float]:
