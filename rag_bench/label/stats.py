@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -24,6 +25,7 @@ from rag_bench.core.types import Dataset
 from rag_bench.data.bundled import bundled_names, dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.label.overlap import copied_share
+from rag_bench.score.paired import questions_needed
 
 PERCENTILES = (10, 25, 50, 75, 90)
 BUCKETS = ((0.0, 0.25, "0-25%"), (0.25, 0.5, "25-50%"), (0.5, 0.75, "50-75%"), (0.75, 1.01, "75-100%"))
@@ -190,16 +192,44 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("dataset", help="dataset folder (or a bundled dataset name)")
     parser.add_argument("--questions", type=Path, help="questions file (default DATASET/questions.jsonl)")
     parser.add_argument("--out", type=Path, help="also write the report: FILE.md (Markdown) or FILE.json")
+    parser.add_argument("--detect", type=float, help="a drop of a hit metric (e.g. 0.05): the questions it needs")
+    parser.add_argument(
+        "--discordance", type=float, help="share of questions a change flips (default 2 x --detect)", default=None
+    )
+    parser.add_argument("--alpha", type=float, default=0.05, help="the gate's significance level (default 0.05)")
     args = parser.parse_args(list(argv))
     if args.out is not None and args.out.suffix not in FORMATS:
         raise ConfigError(f"--out ({args.out}) must end in {' or '.join(FORMATS)}")
+    need = None if args.detect is None else questions_to_detect(args.detect, args.discordance, args.alpha)
     folder = Path(args.dataset)
     if not folder.is_dir() and args.dataset in bundled_names():
         folder = dataset_folder(args.dataset, None)
     report = health(load_dataset(folder, questions=args.questions))
     print(console(report))
+    if need is not None:
+        have = report.with_spans + report.judged_only  # the questions a gate scores
+        share = 2 * args.detect if args.discordance is None else args.discordance
+        verdict = "enough" if have >= need else f"{need - have} more needed"
+        print(
+            f"\nto confirm a drop of {args.detect:g} in a hit metric (p < {args.alpha:g}, 80% power) when {share:.0%} "
+            f"of the questions change: {need} questions; this set has {have} ({verdict})"
+        )
     if args.out is not None:
         text = FORMATS[args.out.suffix](report).encode("utf-8")
         atomic_write(args.out, lambda handle: handle.write(text))
         print(f"\nwrote {args.out}")
     return 0
+
+
+def questions_to_detect(drop: float, discordance: float | None, alpha: float) -> int:
+    """How many questions the gate needs to confirm a drop of ``drop`` in a hit metric (``score.paired``): a
+    change that flips a share ``discordance`` of the questions (lost and gained; default 2 x drop) has
+    per-question differences of spread sqrt(discordance), so n = ((z_{1-alpha} + z_{0.8}) * sqrt(discordance)
+    / drop)^2."""
+    share = 2 * drop if discordance is None else discordance
+    if not 0 < drop < 1 or not drop <= share <= 1 or not 0 < alpha < 1:
+        raise ConfigError(
+            f"--detect ({drop}) must lie in (0, 1), --discordance ({share}) between it and 1 (a net drop needs at "
+            f"least that share of questions to change), --alpha ({alpha}) in (0, 1)"
+        )
+    return questions_needed(math.sqrt(share), drop, alpha, 0.8)
