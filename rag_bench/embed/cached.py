@@ -26,7 +26,8 @@ POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another pr
 
 @dataclass
 class EmbedStats:
-    """What one stage asked for: texts newly embedded vs served from the cache."""
+    """What one stage asked for: distinct texts newly embedded vs served from the cache (a text repeated within
+    the call is embedded, or served, once: it is neither embedded again nor "from the cache")."""
 
     embedded: int = 0
     cache_hits: int = 0
@@ -55,7 +56,7 @@ def embed_cached(
         todo = _missing(store.known(refresh=True), keys, texts)
     known = store.known()
     sent = _embed(embedder, store, todo, input_type, label)
-    stats = EmbedStats(embedded=sent, cache_hits=len(texts) - sent)
+    stats = EmbedStats(embedded=sent, cache_hits=len(set(keys)) - sent)
     out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
     return out, stats
 
@@ -66,7 +67,7 @@ def _embed_mapped(
     """``embed_cached`` with ``memory_map``: the matrix entry of ``keys``, built from the batches when absent."""
     mapped = store.matrix(keys)
     if mapped is not None:
-        return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
+        return mapped, EmbedStats(embedded=0, cache_hits=len(set(keys)))
     embedded = 0
     while True:
         todo = _missing(store.index(), keys, texts)
@@ -76,7 +77,7 @@ def _embed_mapped(
         mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
         if mapped is not None:
             store.forget()
-            return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
+            return mapped, EmbedStats(embedded=embedded, cache_hits=len(set(keys)) - embedded)
 
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:

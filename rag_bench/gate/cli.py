@@ -14,18 +14,9 @@ from pathlib import Path
 from rag_bench.core import files
 from rag_bench.core.errors import ConfigError
 from rag_bench.gate.compare import DEFAULT_METRICS, compare_runs
-from rag_bench.gate.gate import (
-    DEFAULT_MAX_DROP,
-    DEFAULT_METRIC,
-    MODES,
-    ON_INCONCLUSIVE,
-    GatePolicy,
-    check_unique,
-    load_rules,
-    make_rules,
-    run_gate,
-)
+from rag_bench.gate.gate import MODES, ON_INCONCLUSIVE, GatePolicy, run_gate
 from rag_bench.gate.render import compare_markdown, gate_junit, gate_markdown
+from rag_bench.gate.rules import DEFAULT_MAX_DROP, DEFAULT_METRIC, check_unique, load_rules, make_rules
 from rag_bench.run_folder.runs import load_run
 from rag_bench.score.names import parse_metric
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.gate.rules import GateRule
 from rag_bench.run_folder.runs import (
     QuestionSets,
     Run,
@@ -38,11 +38,8 @@ from rag_bench.run_folder.runs import (
     question_sets,
     question_texts,
 )
-from rag_bench.score.names import Metric, higher_is_better, parse_metric
 from rag_bench.score.paired import detectable_drop, paired_test
 
-DEFAULT_METRIC = "recall@10"
-DEFAULT_MAX_DROP = 0.02
 FLIP_K = 10  # hit@k used for flipped questions when a gated metric has no k
 POWER = 0.8  # of the smallest detectable drop printed beside each verdict
 MODES = ("superiority", "non-inferiority")
@@ -69,15 +66,6 @@ class GatePolicy:
             raise ConfigError(f"--on-inconclusive ({self.on_inconclusive!r}) must be one of: fail, warn")
         if self.mode not in MODES:
             raise ConfigError(f"--mode ({self.mode!r}) must be one of: {', '.join(MODES)}")
-
-
-@dataclass(frozen=True)
-class GateRule:
-    """Gate one metric: its mean may drop by at most ``max_drop`` (absolute)."""
-
-    metric: Metric
-    max_drop: float
-    ceiling: float | None = None  # lower-is-better metrics: the current mean may not exceed it
 
 
 @dataclass(frozen=True)
@@ -152,74 +140,6 @@ class GateResult:
         if self.inconclusive:
             return "INCONCLUSIVE" + (", warned" if self.policy.on_inconclusive == "warn" else "")
         return "PASS"
-
-
-def make_rules(metrics: Sequence[str], max_drops: Sequence[float]) -> tuple[GateRule, ...]:
-    """Pair ``--metric`` with ``--max-drop`` in order; no max drops at all means the default for each."""
-    if max_drops and len(max_drops) != len(metrics):
-        raise ConfigError(
-            f"each --metric needs its own --max-drop (got {len(metrics)} --metric, {len(max_drops)} --max-drop)"
-        )
-    drops = list(max_drops) if max_drops else [DEFAULT_MAX_DROP] * len(metrics)
-    return tuple(_rule(name, drop, "--max-drop") for name, drop in zip(metrics, drops, strict=True))
-
-
-def _rule(name: object, max_drop: object, where: str) -> GateRule:
-    if not isinstance(name, str):
-        raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as recall@10")
-    metric = parse_metric(name)
-    if not higher_is_better(metric):
-        raise ConfigError(
-            f"{where}: {metric} is lower-is-better; hold it under a ceiling with {{metric: {metric}, max: 0}}"
-        )
-    if isinstance(max_drop, bool) or not isinstance(max_drop, int | float) or not 0 <= max_drop <= 1:
-        raise ConfigError(f"{where}: max_drop of {metric} ({max_drop!r}) must be a number from 0 to 1, e.g. 0.02")
-    return GateRule(metric, float(max_drop))
-
-
-def _ceiling_rule(name: object, ceiling: object, where: str) -> GateRule:
-    if not isinstance(name, str):
-        raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as leak@10")
-    metric = parse_metric(name)
-    if higher_is_better(metric):
-        raise ConfigError(f"{where}: {metric} is higher-is-better; gate it with max_drop, not max")
-    if isinstance(ceiling, bool) or not isinstance(ceiling, int | float) or not 0 <= ceiling <= 1:
-        raise ConfigError(f"{where}: max of {metric} ({ceiling!r}) must be a number from 0 to 1, e.g. 0")
-    return GateRule(metric, 0.0, float(ceiling))
-
-
-def load_rules(path: str | Path) -> tuple[GateRule, ...]:
-    """Rules from a YAML or JSON list of ``{metric: recall@10, max_drop: 0.02}``."""
-    import yaml
-
-    path = Path(path)
-    try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"gate config {path} cannot be read ({exc.strerror})") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"gate config {path} is not valid YAML or JSON ({exc})") from exc
-    if not isinstance(entries, list) or not entries:
-        raise ConfigError(f"gate config {path} must be a non-empty list of {{metric: NAME, max_drop: X}} entries")
-    rules = []
-    for i, entry in enumerate(entries, start=1):
-        where = f"gate config {path} entry {i}"
-        if isinstance(entry, dict) and set(entry) == {"metric", "max"}:
-            rules.append(_ceiling_rule(entry["metric"], entry["max"], where))
-            continue
-        if not isinstance(entry, dict) or set(entry) != {"metric", "max_drop"}:
-            raise ConfigError(f"{where} ({entry!r}) must have exactly the keys metric, max_drop (or metric, max)")
-        rules.append(_rule(entry["metric"], entry["max_drop"], where))
-    return tuple(rules)
-
-
-def check_unique(rules: Sequence[GateRule]) -> tuple[GateRule, ...]:
-    """``rules``, or the default rule when empty; a ConfigError when a metric is gated twice."""
-    names = [str(r.metric) for r in rules]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ConfigError(f"metric {', '.join(twice)} is gated more than once; keep one max_drop per metric")
-    return tuple(rules) or (GateRule(parse_metric(DEFAULT_METRIC), DEFAULT_MAX_DROP),)
 
 
 def run_gate(baseline: Run, current: Run, rules: Sequence[GateRule], policy: GatePolicy = GatePolicy()) -> GateResult:

@@ -10,19 +10,21 @@ chunks in any of its lists. Classes, the first that applies:
   hit             the final top k holds a chunk that hits an evidence span
   reranked-out    a reranker ran and the list it read held a hit within k; its top k holds none
   fused-out       a first-stage list (bm25, dense) held a hit within its depth; the fused top k holds
-                  none. With one index there is no fusion: the index found the evidence, below k
+                  none
+  below-k         one index alone (nothing fused): it found the evidence within its depth, below k
   boundary        candidates touch the evidence but none reaches tau: the chunk cut fell through it
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
 
-What to change, by class: fused-out -> fusion weights, k_rrf or k; reranked-out -> the reranker;
+What to change, by class: fused-out -> fusion weights, k_rrf or k; below-k -> k, a reranker, or the
+retriever's ranking (a fusion with another index); reranked-out -> the reranker;
 boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
 (analyzer, embedder, depth).
 
 Questions judged by documents (no spans) use relevant documents (grade > 0) in place of hits, and
 documents in place of chunks: a document ranks where its first chunk ranks, and "within k" counts
-documents. They are hit, reranked-out, fused-out (a first-stage list holds a relevant document), or
-wrong-document. The final list's documents are ordered as the metrics order them (``score/documents.py``:
+documents. They are hit, reranked-out, fused-out or below-k (a first-stage list holds a relevant
+document), or wrong-document. The final list's documents are ordered as the metrics order them (``score/documents.py``:
 where their first chunks rank, ties as the chunk list broke them).
 """
 
@@ -39,7 +41,7 @@ from rag_bench.score.documents import document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 
 UNLABELLED, HIT = "unlabelled", "hit"
-MISSES = ("reranked-out", "fused-out", "boundary", "wrong-document", "not-retrieved")
+MISSES = ("reranked-out", "fused-out", "below-k", "boundary", "wrong-document", "not-retrieved")
 CLASSES = (UNLABELLED, HIT, *MISSES)  # precedence order
 REPORT_K = 10
 
@@ -115,7 +117,7 @@ def _by_spans(question, q, rows, stages, touched, doc_of, k) -> Diagnosis:
     if stages.reranked is not None and _within(_rank(_valid(stages.fused[q]), hitting), k):
         return Diagnosis("reranked-out", ranks)
     if any(_rank(_valid(lists[q]), hitting) is not None for lists in stages.first_stage().values()):
-        return Diagnosis("fused-out", ranks)
+        return Diagnosis(_found_below(stages), ranks)
     candidates = set().union(*(row.tolist() for row in rows.values()))
     if candidates & touched.keys():
         return Diagnosis("boundary", ranks)
@@ -133,8 +135,14 @@ def _by_documents(question, q, rows, stages, doc_of, final_docs, k) -> Diagnosis
     if stages.reranked is not None and relevant & set(_documents(_valid(stages.fused[q]), doc_of)[:k]):
         return Diagnosis("reranked-out", ranks)
     if any(relevant & {doc_of[c] for c in _valid(lists[q])} for lists in stages.first_stage().values()):
-        return Diagnosis("fused-out", ranks)
+        return Diagnosis(_found_below(stages), ranks)
     return Diagnosis("wrong-document", ranks)
+
+
+def _found_below(stages: StageLists) -> str:
+    """The class of evidence a first-stage list found that the final top k lost: fused out when lists were
+    fused, else below k (one index alone, nothing fused)."""
+    return "fused-out" if len(stages.first) > 1 else "below-k"
 
 
 def _final_documents(stages: StageLists, doc_of: list[str], k: int) -> list[list[str]]:

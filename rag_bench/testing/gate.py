@@ -19,8 +19,9 @@ def assert_no_regression(
     ``metrics`` is a list of names sharing ``max_drop``, or a dict of name -> its own max drop.
     Returns the ``GateResult`` when every metric passes.
     """
-    from rag_bench.gate.gate import GatePolicy, check_unique, make_rules, run_gate
+    from rag_bench.gate.gate import GatePolicy, run_gate
     from rag_bench.gate.render import gate_markdown
+    from rag_bench.gate.rules import check_unique, make_rules
     from rag_bench.run_folder.runs import load_run
 
     names = [metrics] if isinstance(metrics, str) else list(metrics)

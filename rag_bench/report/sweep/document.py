@@ -16,6 +16,7 @@ import pandas as pd
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
 from rag_bench.report.sweep.marks import DIFF, Marks
+from rag_bench.report.sweep.work import TRUNCATION_WARNING
 from rag_bench.score.names import higher_is_better
 
 SHOWN_METRICS = ("recall@5", "recall@10", "mrr@10", "ndcg@10")  # beside the headline metric, when measured
@@ -109,7 +110,22 @@ def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
         + (f", {served} of {len(table)} points served whole from the run cache" if served else "")
         + f", {table['seconds'].sum():.1f} s in all, estimated API cost ${table['cost_usd'].fillna(0).sum():.4f}"
     )
-    return lines + list(marks.notes)
+    return lines + truncation_lines(table) + list(marks.notes)
+
+
+def truncation_lines(table: pd.DataFrame) -> list[str]:
+    """A warning for the points that embedded a share of their chunks truncated past ``TRUNCATION_WARNING``."""
+    if "truncated_share" not in table:
+        return []
+    cut = table[table["truncated_share"] > TRUNCATION_WARNING]
+    if cut.empty:
+        return []
+    points = ", ".join(f"#{p} ({share:.0%})" for p, share in zip(cut["point"], cut["truncated_share"], strict=True))
+    return [
+        f"warning: chunks longer than the embedder's input were embedded truncated in {len(cut)} points: {points}; "
+        "their dense numbers see only each chunk's start. Measure chunks in the embedder's tokens "
+        "(chunker.unit=tokens) so none is cut"
+    ]
 
 
 def summary_rows(

@@ -31,9 +31,20 @@ def work_columns(stats: dict) -> dict[str, float]:
         "tokens": _total(stats.get("tokens", 0)),
         "cost_usd": _total(stats.get("cost_usd", 0.0)),
         "served": stats.get("reused") == {"run": True},  # its outputs came whole from the run cache
+        "truncated_share": truncated_share(stats),
         **_configuration_work(stats.get("work")),
         "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
     }
+
+
+TRUNCATION_WARNING = 0.05  # share of a point's chunks embedded truncated past which the report warns
+
+
+def truncated_share(stats: dict) -> float:
+    """The share of the point's chunks longer than the embedder's input, embedded truncated (0 without
+    dense embedding; NaN when the run recorded no chunk count)."""
+    chunks = number(stats.get("chunks"))
+    return number(stats.get("truncated", 0)) / chunks if chunks and chunks > 0 else np.nan
 
 
 def _configuration_work(work: object) -> dict[str, float]:
