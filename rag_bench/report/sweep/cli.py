@@ -16,6 +16,7 @@ from rag_bench.report.sweep.document import build
 from rag_bench.report.sweep.kept import kept_marks, kept_plots
 from rag_bench.report.sweep.marks import with_marks
 from rag_bench.report.sweep.plot_data import PlotData
+from rag_bench.report.sweep.winner import write_winner
 
 DEFAULT_METRIC = "ndcg@10"
 PLOTS_FOLDER = "plots"
@@ -65,8 +66,9 @@ def write_report(
     write_atomic(out / "summary.csv", lambda handle: table.to_csv(handle, index=False, encoding="utf-8"))
     write_atomic(out / "summary.parquet", lambda handle: table.to_parquet(handle, index=False))
     plots = kept_plots(cache, PlotData(table, marks.metric, tuple(sweep.swept)), out / PLOTS_FOLDER)
+    winner = write_winner(sweep_dir, table, marks, out)
     documents = write_documents(build(sweep, marks, table, plots, out), out)
-    written = [out / "summary.csv", out / "summary.parquet", *documents, *plots]
+    written = [out / "summary.csv", out / "summary.parquet", *documents, *plots, *([winner] if winner else [])]
     report = next((str(p) for p in documents if p.name == "report.md"), str(out))
     return written, summary_text(table, marks.metric, list(sweep.swept), report)
 

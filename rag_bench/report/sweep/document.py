@@ -16,6 +16,7 @@ import pandas as pd
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
 from rag_bench.report.sweep.marks import DIFF, Marks
+from rag_bench.report.sweep.winner import WINNER, chosen_point
 from rag_bench.report.sweep.work import TRUNCATION_WARNING
 from rag_bench.score.names import higher_is_better
 
@@ -39,7 +40,7 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
     bold = frozenset(i for i, best in enumerate(ranked["best"]) if best)
     blocks = [
         Block("h1", f"Sweep report: {sweep.folder.name or sweep.folder}"),
-        Block("ul", items=tuple(overview(sweep, marks, table))),
+        Block("ul", items=tuple(overview(sweep, marks, table) + rerun_line(table, marks, out_dir))),
         Block("h2", f"Summary (sorted by {marks.metric})"),
         Block(
             "p",
@@ -65,6 +66,12 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
     for path in plots:
         blocks.append(Block("img", CAPTIONS.get(path.name, path.stem), items=(path.relative_to(out_dir).as_posix(),)))
     return blocks
+
+
+def rerun_line(table: pd.DataFrame, marks: Marks, out_dir: Path) -> list[str]:
+    """How to run the chosen point again (``winner.py``), or nothing without a choice."""
+    chosen = chosen_point(table, marks)
+    return [] if chosen is None else [f"re-run the chosen point #{chosen[0]} as it was: rag-bench @{out_dir / WINNER}"]
 
 
 def point_links(sweep: SweepTable, table: pd.DataFrame, out_dir: Path) -> dict[str, str]:
