@@ -2,9 +2,10 @@
 
 Per page, from the words and their boxes:
   1. tables (pdfplumber's ruling-line finder) become pipe rows at their place; their words leave the flow;
-  2. a two-column page is found by a gutter: an x between 35% and 65% of the page width that no word of
-     at least ``MIN_ROWS`` rows crosses while those rows hold words on both sides; a run of rows that do
-     not cross it is read left column first, then right; rows that cross it (titles, headers) stay in place;
+  2. a two-column page is found by a gutter: an x between 35% and 65% of the page width with an empty
+     stretch of at least ``MIN_GAP`` points around it in at least ``MIN_ROWS`` rows that hold words on both
+     sides, crossed by at most a quarter of the rows; a run of rows that do not cross it is read left column
+     first, then right; rows that cross it (titles, headers) stay in place;
   3. a row set in a font at least 1.5x the page's body size is a ``#`` heading, at least 1.15x a ``##`` one.
 """
 
@@ -18,6 +19,7 @@ from rag_bench.parse.base import Parsed, Reader, no_text, table_rows, unreadable
 from rag_bench.parse.pdf_text import encrypted
 
 MIN_ROWS = 4  # rows with words on both sides of a gutter before a page counts as two columns
+MIN_GAP = 12.0  # points: a gutter is wider than the space between two words
 ROW_TOLERANCE = 2.0  # points: words whose tops differ by less share a row
 
 
@@ -93,11 +95,18 @@ def _gutter(rows: list[list[dict]], width: float) -> float | None:
     best, best_rows = None, MIN_ROWS - 1
     for step in range(35, 66):
         x = width * step / 100
-        both = sum(1 for r in rows if not _crosses(r, x) and r[0]["x0"] < x < r[-1]["x1"])
+        both = sum(1 for r in rows if _gap(r, x) >= MIN_GAP)
         crossing = sum(1 for r in rows if _crosses(r, x))
-        if both > best_rows and crossing < both:
+        if both > best_rows and crossing <= 0.25 * (both + crossing):
             best, best_rows = x, both
     return best
+
+
+def _gap(row: list[dict], x: float) -> float:
+    """The width of the empty stretch around ``x`` in a row with words on both sides of it (0 otherwise)."""
+    left = [w["x1"] for w in row if w["x1"] <= x]
+    right = [w["x0"] for w in row if w["x0"] >= x]
+    return min(right) - max(left) if left and right and not _crosses(row, x) else 0.0
 
 
 def _crosses(row: list[dict], x: float) -> bool:

@@ -1,4 +1,5 @@
-"""The reference pipeline, wired in plain Python: parse -> chunk -> embed -> index -> retrieve -> fuse -> rerank -> score."""
+"""The reference pipeline, wired in plain Python: parse -> chunk -> embed -> index -> retrieve -> fuse -> rerank
+-> score."""
 
 from __future__ import annotations
 

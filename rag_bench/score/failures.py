@@ -17,7 +17,8 @@ chunks in any of its lists. Classes, the first that applies:
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
 
-What to change, by class: lost-by-parser -> the parser or its cleaning (parser=..., parser.repeated); fused-out -> fusion weights, k_rrf or k; reranked-out -> the reranker;
+What to change, by class: lost-by-parser -> the parser or its cleaning (parser=..., parser.repeated);
+fused-out -> fusion weights, k_rrf or k; reranked-out -> the reranker;
 boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
 (analyzer, embedder, depth).
 
