@@ -12,7 +12,7 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +21,13 @@ from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.markdown import md_text
 from rag_bench.core.types import Dataset
+from rag_bench.core.workspace import Workspace
 from rag_bench.data.bundled import bundled_names, dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.label.overlap import copied_share
+from rag_bench.label.parse_stats import lost_lines, parser_rows, parser_table
+from rag_bench.parse.registry import PARSERS
+from rag_bench.parse.run import ParseRun
 
 PERCENTILES = (10, 25, 50, 75, 90)
 BUCKETS = ((0.0, 0.25, "0-25%"), (0.25, 0.5, "25-50%"), (0.5, 0.75, "50-75%"), (0.75, 1.01, "75-100%"))
@@ -72,6 +76,7 @@ class Health:
     copied_share: Distribution
     copied_buckets: dict[str, int]
     mostly_copied: int  # questions whose copied share >= MOSTLY_COPIED
+    by_parser: list[dict] = field(default_factory=list)  # --parsers: per parser (label/parse_stats.py)
 
 
 def health(dataset: Dataset) -> Health:
@@ -148,6 +153,7 @@ def tables(h: Health) -> list[tuple[str, list[str], list[list[str]]]]:
         ]),
         (f"By document (top {SHOW_DOCUMENTS}; {unused} of {h.documents} documents hold no evidence)",
          ["document", "questions"], [[d, str(v)] for d, v in list(h.by_document.items())[:SHOW_DOCUMENTS]]),
+        *([parser_table(h.by_parser)] if h.by_parser else []),
     ]  # fmt: skip
 
 
@@ -190,14 +196,24 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("dataset", help="dataset folder (or a bundled dataset name)")
     parser.add_argument("--questions", type=Path, help="questions file (default DATASET/questions.jsonl)")
     parser.add_argument("--out", type=Path, help="also write the report: FILE.md (Markdown) or FILE.json")
+    parser.add_argument(
+        "--parsers", help="parsers to compare on the files in docs/, e.g. auto,layout (default: the default parser)"
+    )
     args = parser.parse_args(list(argv))
     if args.out is not None and args.out.suffix not in FORMATS:
         raise ConfigError(f"--out ({args.out}) must end in {' or '.join(FORMATS)}")
     folder = Path(args.dataset)
     if not folder.is_dir() and args.dataset in bundled_names():
         folder = dataset_folder(args.dataset, None)
-    report = health(load_dataset(folder, questions=args.questions))
+    names = [n.strip() for n in (args.parsers or PARSERS.default).split(",") if n.strip()]
+    for name in names:
+        PARSERS.settings(name)  # an unknown parser is a one-line error before any work
+    cache = Workspace.open(None).cache
+    report = health(load_dataset(folder, questions=args.questions, parse=ParseRun(PARSERS.settings(names[0]), cache)))
+    report = replace(report, by_parser=parser_rows(folder, names, args.questions, cache))
     print(console(report))
+    for line in lost_lines(report.by_parser):
+        print(line)
     if args.out is not None:
         text = FORMATS[args.out.suffix](report).encode("utf-8")
         atomic_write(args.out, lambda handle: handle.write(text))
