@@ -51,7 +51,7 @@ def title_of(html: str) -> str | None:
 
 
 def read(data: bytes, path: Path) -> Parsed:
-    """The page's main content as Markdown (headings, lists, tables; no inline formatting or links)."""
+    """The page's main content as Markdown (headings, lists, tables, emphasis; no links or images)."""
     import trafilatura
 
     html = decode(data, path)
@@ -59,7 +59,7 @@ def read(data: bytes, path: Path) -> Parsed:
         html,
         output_format="markdown",
         include_tables=True,
-        include_formatting=False,
+        include_formatting=True,  # headings as # lines (and emphasis as ** markup, which excerpts look past)
         include_links=False,
         include_comments=False,
         include_images=False,

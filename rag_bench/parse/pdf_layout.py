@@ -45,7 +45,8 @@ def read(data: bytes, path: Path) -> Parsed:
         raise
     if not any(p.strip() for p in pages):
         raise no_text(path)
-    return Parsed(pages=pages, paged=True, title=title if isinstance(title, str) and title else None)
+    named = isinstance(title, str) and title and title.lower() != "untitled"
+    return Parsed(pages=pages, paged=True, title=title if named else None)
 
 
 def page_text(page) -> str:

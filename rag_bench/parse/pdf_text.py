@@ -43,7 +43,7 @@ def read(data: bytes, path: Path) -> Parsed:
         raise unreadable(path, "a PDF", exc) from None
     if not any(p.strip() for p in pages):
         raise no_text(path)
-    return Parsed(pages=pages, paged=True, title=title or None)
+    return Parsed(pages=pages, paged=True, title=title if title and title.lower() != "untitled" else None)
 
 
 PYPDF = Reader("pypdf", read, ("pypdf",), ("pypdf",))
