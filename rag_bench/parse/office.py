@@ -31,12 +31,13 @@ def read_docx(data: bytes, path: Path) -> Parsed:
 
     try:
         document = docx.Document(io.BytesIO(data))
+        names = {style.style_id: style.name for style in document.styles}  # once: a lookup per paragraph is slow
         blocks = []
         for item in document.iter_inner_content():
             if isinstance(item, Table):
                 blocks.append(table_rows([[cell.text for cell in row.cells] for row in item.rows]))
             else:
-                blocks.append(_paragraph(item.text, item.style.name if item.style is not None else ""))
+                blocks.append(_paragraph(item.text, names.get(item._p.style, "")))
         title = document.core_properties.title or None
     except (PackageNotFoundError, *_BAD) as exc:
         raise unreadable(path, "a Word document (.docx)", exc) from None

@@ -1,7 +1,7 @@
 """The parse stage over a ``docs/`` folder: which files, each read once per reader (cached), then cleaned.
 
-Every file below ``docs/`` but hidden ones (``.name``) and those ``parser.exclude`` matches is a
-document. ``.md`` and ``.txt`` are read as stored by ``data/native.py``; every other type goes to the
+Every file below ``docs/`` but those ``parser.exclude`` matches and hidden ones of other types than
+``.md``/``.txt`` (``.DS_Store``) is a document. ``.md`` and ``.txt`` are read as stored by ``data/native.py``; every other type goes to the
 reader the parser gives it. A type no reader takes, or whose library is missing, is an error naming the
 files and the fix, before any file is read. Each file's parse is cached in the disk cache by its bytes,
 its reader and the reader's library versions (and rag-bench's code), so a sweep parses each file once per
@@ -62,13 +62,12 @@ def select(docs: Path, settings: ParserConfig) -> tuple[list[Path], list[Path]]:
     files = sorted(
         p
         for p in docs.rglob("*")
-        if p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(docs).parts)
-        and not any(fnmatch(p.relative_to(docs).as_posix(), pattern) for pattern in settings.exclude)
+        if p.is_file() and not any(fnmatch(p.relative_to(docs).as_posix(), pattern) for pattern in settings.exclude)
     )
     readers = PARSERS.build(settings).readers
-    verbatim = [p for p in files if p.suffix in VERBATIM]
-    parsed = [p for p in files if p.suffix not in VERBATIM]
+    verbatim = [p for p in files if p.suffix in VERBATIM]  # hidden ones too, as ever
+    hidden = {p for p in files if any(part.startswith(".") for part in p.relative_to(docs).parts)}
+    parsed = [p for p in files if p.suffix not in VERBATIM and p not in hidden]  # .DS_Store, .gitkeep: no documents
     unread = [p for p in parsed if p.suffix.lower() not in readers]
     if unread:
         suffixes = sorted({p.suffix or p.name for p in unread})
