@@ -2,7 +2,8 @@
 
 Every file below ``docs/`` but those ``parser.exclude`` matches and hidden ones of other types than
 ``.md``/``.txt`` (``.DS_Store``) is a document. ``.md`` and ``.txt`` are read as stored by
-``data/native.py``; every other type goes to the reader the parser gives it. A type no reader takes, or whose library is missing, is an error naming the
+``data/native.py``; every other type goes to the reader the parser gives it. A type no reader takes,
+or whose library is missing, is an error naming the
 files and the fix, before any file is read. Each file's parse is cached in the disk cache by its bytes,
 its reader and the reader's library versions (and rag-bench's code), so a sweep parses each file once per
 reader and a second run parses none. A file its reader cannot read stops the run (``failures=stop``) or
