@@ -37,6 +37,7 @@ SCRIPTS = {
     "warm-sweep": "bench_warm_sweep.py",
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
+    "parse": "bench_parse.py",  # the parse stage against its libraries, and reuse across a parser sweep
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet

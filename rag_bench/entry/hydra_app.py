@@ -174,6 +174,8 @@ def run_job(cfg) -> float:
     config = None
     try:
         config = validate(cfg)
+        if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
+            config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
         prints = fingerprint(config)
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:

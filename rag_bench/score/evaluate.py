@@ -67,13 +67,14 @@ def evaluate(
             "question_id": question.id,
             "category": question.category,
             "labelled": question.labelled,
-            "n_spans": len(question.spans),
+            "n_spans": len(question.spans) + len(question.lost),
             "top_chunks": [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in listed[: max(ks)]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
-        if question.spans:
-            values, first = span_metrics(listed, chunks, question.spans, touching(locator, question.spans, tau), ks)
-            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau))
+        if question.has_evidence:
+            near = touching(locator, question.spans, tau)
+            values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost)
+            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost))
             reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in listed))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
@@ -140,7 +141,7 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     """ConfigError unless a run with these cut-offs measures metric ``name`` on ``dataset`` (never a silent NaN)."""
     metric = parse_metric(name)
     family = FAMILIES[metric.family]
-    kinds = {"span" if q.spans else "document" for q in dataset.questions if q.labelled}
+    kinds = {"span" if q.has_evidence else "document" for q in dataset.questions if q.labelled}
     kinds |= {"filtered" for q in dataset.questions if q.filter is not None and (q.labelled or family.unlabelled)}
     measures = (("span", family.span), ("document", family.document), ("filtered", family.filtered))
     levels = {level for level, fn in measures if fn is not None}

@@ -8,6 +8,8 @@ chunks in any of its lists. Classes, the first that applies:
 
   unlabelled      no evidence span and no relevant document judgement
   hit             the final top k holds a chunk that hits an evidence span
+  lost-by-parser  some of its evidence is an excerpt the parse of its document does not hold (no chunk
+                  can hit it): the parser or its cleaning dropped or garbled it
   reranked-out    a reranker ran and the list it read held a hit within k; its top k holds none
   fused-out       a first-stage list (bm25, dense) held a hit within its depth; the fused top k holds
                   none
@@ -16,8 +18,9 @@ chunks in any of its lists. Classes, the first that applies:
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
 
-What to change, by class: fused-out -> fusion weights, k_rrf or k; below-k -> k, a reranker, or the
-retriever's ranking (a fusion with another index); reranked-out -> the reranker;
+What to change, by class: lost-by-parser -> the parser or its cleaning (parser=..., parser.repeated);
+fused-out -> fusion weights, k_rrf or k; below-k -> k, a reranker, or the retriever's ranking (a fusion
+with another index); reranked-out -> the reranker;
 boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
 (analyzer, embedder, depth).
 
@@ -40,8 +43,8 @@ from rag_bench.core.types import Chunk, Question
 from rag_bench.score.documents import document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 
-UNLABELLED, HIT = "unlabelled", "hit"
-MISSES = ("reranked-out", "fused-out", "below-k", "boundary", "wrong-document", "not-retrieved")
+UNLABELLED, HIT, LOST = "unlabelled", "hit", "lost-by-parser"
+MISSES = (LOST, "reranked-out", "fused-out", "below-k", "boundary", "wrong-document", "not-retrieved")
 CLASSES = (UNLABELLED, HIT, *MISSES)  # precedence order
 REPORT_K = 10
 
@@ -99,7 +102,7 @@ def diagnose(
     out = []
     for q, question in enumerate(questions):
         rows = {name: _valid(lists[q]) for name, lists in named.items()}
-        if question.spans:
+        if question.has_evidence:
             touched = touching(locator, question.spans, tau)  # chunk -> spans it hits (empty: touches only)
             out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k))
         elif question.labelled:
@@ -114,6 +117,8 @@ def _by_spans(question, q, rows, stages, touched, doc_of, k) -> Diagnosis:
     ranks = {name: _rank(row, hitting) for name, row in rows.items()}
     if _within(_rank(_valid(stages.final[q]), hitting), k):
         return Diagnosis(HIT, ranks)
+    if question.lost:
+        return Diagnosis(LOST, ranks)
     if stages.reranked is not None and _within(_rank(_valid(stages.fused[q]), hitting), k):
         return Diagnosis("reranked-out", ranks)
     if any(_rank(_valid(lists[q]), hitting) is not None for lists in stages.first_stage().values()):

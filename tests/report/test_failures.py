@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rag_bench.core.types import Chunk, Dataset, Document, Question, Span
+from rag_bench.core.types import Chunk, Dataset, Document, Lost, Question, Span
 from rag_bench.score.evaluate import evaluate
 from rag_bench.score.failures import CLASSES, StageLists, diagnose, failure_counts
 
@@ -38,6 +38,8 @@ CASES = {
     # b[0, 20): chunk 3 (b, from 50) is a candidate of document b, but nothing touches [0, 20)
     "not-retrieved": (span_question("not-retrieved", "b", 0, 20), [3, 0, -1], [1, 3, -1], [3, 1, 0], [3, 1, 0]),
     "unlabelled": (Question("unlabelled", "no labels"), [0, -1, -1], [0, -1, -1], [0], [0]),
+    # the parse lost its excerpt: no chunk can hold it, whatever the lists
+    "lost-by-parser": (Question("lost-by-parser", "?", lost=(Lost("a", "gone"),)), [0, 1, 2], [0, 2, -1], [0], [0]),
 }
 
 

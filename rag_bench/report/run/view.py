@@ -159,13 +159,13 @@ def _positions(stage: Stage, q: int) -> dict[int, tuple[int, float]]:
 
 
 def _hits(chunk: Chunk, question: Question, tau: float) -> bool:
-    if question.spans:
+    if question.has_evidence:
         return any(hits(chunk, span, tau) for span in question.spans)
     return question.judgements.get(chunk.doc_id, 0) > 0
 
 
 def _touches(chunk: Chunk, question: Question) -> bool:
-    if question.spans:
+    if question.has_evidence:
         return any(overlap(chunk, span) > 0 for span in question.spans)
     return question.judgements.get(chunk.doc_id, 0) > 0
 

@@ -21,6 +21,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
 from rag_bench.core.errors import DataError
+from rag_bench.report.sweep.parsers import parse_columns
 from rag_bench.report.sweep.work import number, work_columns
 from rag_bench.run_folder.read import RunFolder
 
@@ -114,6 +115,7 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
     stats = metrics.get("stats", {})
     row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
     row.update(work_columns(stats))
+    row.update(parse_columns(stats))
     return row
 
 

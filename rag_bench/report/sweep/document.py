@@ -16,6 +16,7 @@ import pandas as pd
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
 from rag_bench.report.sweep.marks import DIFF, Marks
+from rag_bench.report.sweep.parsers import parser_blocks
 from rag_bench.report.sweep.winner import WINNER, chosen_point
 from rag_bench.report.sweep.work import TRUNCATION_WARNING
 from rag_bench.score.names import higher_is_better
@@ -60,6 +61,7 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
             "the run cache, an earlier run of the same configuration on the same files, computed nothing).",
         ),
         Block("table", items=(work_header, *work), bold_rows=bold),
+        *parser_blocks(table, list(sweep.swept)),
     ]
     if plots:
         blocks.append(Block("h2", "Plots"))
