@@ -17,6 +17,7 @@ class Document:
     text: str
     title: str | None = None
     metadata: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    language: str | None = None  # ISO 639-1 code (rag_bench/data/languages.py), when the dataset says
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Question:
     split: str | None = None
     source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
     filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
+    language: str | None = None  # ISO 639-1 code of the question's text, when the dataset says
 
     @property
     def labelled(self) -> bool:

@@ -11,7 +11,9 @@ text}`` (an excerpt found verbatim exactly once), or both (the text must equal
 ``document[start:end]``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
 0 or below judged not relevant, as trec_eval). ``source`` (e.g. ``synthetic``),
 ``generator`` (the settings that produced a generated question) and ``flags`` (review
-notes) describe where a question came from. ``filter`` (rag_bench/core/filters.py) limits the
+notes) describe where a question came from. ``language`` is the ISO 639-1 code of the question's
+text (``data/languages.py``); a question whose evidence is in another language is cross-language.
+``filter`` (rag_bench/core/filters.py) limits the
 documents the asker may see; its evidence must lie inside it.
 """
 
@@ -24,6 +26,7 @@ from types import MappingProxyType
 from rag_bench.core.errors import DataError
 from rag_bench.core.types import Document, Question, Span
 from rag_bench.data.jsonl import field, reject_unknown
+from rag_bench.data.languages import check_language
 from rag_bench.data.locate import find_excerpt
 from rag_bench.data.metadata import question_filter
 
@@ -39,6 +42,7 @@ QUESTION_FIELDS = {
     "generator",
     "flags",
     "filter",
+    "language",
 }
 SPAN_FIELDS = {"doc_id", "start", "end", "text"}
 MAX_GRADE = 2**31 - 1  # trec_eval reads grades as C ints
@@ -80,6 +84,7 @@ def parse_question(
         split=field(path, line, obj, "split", str, required=False),
         source=field(path, line, obj, "source", str, required=False),
         filter=question_filter(path, line, obj.get("filter"), documents, spans, judgements),
+        language=check_language(path, line, obj.get("language")),
     )
 
 
