@@ -15,6 +15,7 @@ import pandas as pd
 
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
+from rag_bench.report.sweep.languages import language_blocks
 from rag_bench.report.sweep.marks import DIFF, Marks
 from rag_bench.score.names import higher_is_better
 
@@ -59,6 +60,7 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
         ),
         Block("table", items=(work_header, *work), bold_rows=bold),
     ]
+    blocks += language_blocks(ranked, marks.metric, [_point(p, links) for p in ranked["point"]], _number)
     if plots:
         blocks.append(Block("h2", "Plots"))
     for path in plots:
