@@ -4,7 +4,9 @@
 (``snowball.py``: every language the installed PyStemmer stems, and chinese, japanese, korean;
 an ISO 639-1 code names its language, "de" -> german, "en" -> english), or ``auto``: each
 document and question analyzed as its ``language`` says, else as ``detect.py`` guesses
-(``mixed.py``; identifier where it cannot tell).
+(``mixed.py``; identifier where it cannot tell). Under ``auto`` English is analyzed as every other
+language (identifiers whole, Snowball's English stemmer, ``stopwords.py``), not as ``english``, whose
+Lucene-like tokenizer splits "QB-E2210" in two and so would miss it in a French document's terms.
 
 Every analyzer then takes ``normalization`` (Unicode form before lower-casing), ``fold_accents``
 (accents dropped from each term) and ``subword_ngrams`` (a term of n + 1 letters or more also gives
@@ -84,9 +86,10 @@ def build_analyzer(s: AnalysisSettings, language: str | None = None) -> Analyzer
     """The analyzer ``s`` names; under ``auto``, the one for ISO code ``language`` (identifier for None)."""
     check(s)
     name = language_name(s.analyzer)
-    if name == "auto":
+    auto = name == "auto"
+    if auto:
         name = LANGUAGES[language] if language else "identifier"
-    if name in ANALYZERS:
+    if name == "identifier" or (name == "english" and not auto):
         base = ANALYZERS[name]
     else:
         analysis = LanguageAnalysis(name, s.segmenter, fold_stopwords=s.fold_accents)
