@@ -37,6 +37,7 @@ SCRIPTS = {
     "warm-sweep": "bench_warm_sweep.py",
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
+    "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet

@@ -1,5 +1,8 @@
 """Analyzers per language: hand-worked terms, the word-by-word property, and bad settings."""
 
+from collections import Counter
+
+import numpy as np
 import pytest
 import Stemmer
 
@@ -96,16 +99,37 @@ TEXTS = [
 ]
 
 
+def bags(terms):
+    """Each text's terms as a multiset of strings: what BM25 sees of a term stream."""
+    names = list(terms.vocab)  # ids in order
+    ends = np.cumsum(terms.doc_len)
+    return [Counter(names[i] for i in terms.term_of[end - n : end]) for n, end in zip(terms.doc_len, ends, strict=True)]
+
+
 @pytest.mark.parametrize("name", [*analyzer_names(), "de"])
 @pytest.mark.parametrize(
     "settings",
     [{}, {"normalization": "nfkc", "fold_accents": True, "subword_ngrams": 3}, {"segmenter": "mecab"}],
 )
-def test_a_corpus_analyzed_word_by_word_equals_each_text_analyzed_whole(name, settings):
+def test_a_corpus_analyzed_at_once_equals_each_text_analyzed_whole(name, settings):
+    """Word by word (``terms.py``) or with numpy (CJK bigrams, ``bigram_corpus.py``): the same term stream as
+    ``analyzer(text)`` of each text, ids included (rank-bm25 sums idf in that order)."""
     analyzer = build_analyzer(AnalysisSettings(name, **settings), "ja" if name == "auto" else None)
-    found, whole = corpus_terms(TEXTS, analyzer), terms_of_tokens([analyzer(t) for t in TEXTS])
-    assert found.vocab == whole.vocab
-    assert found.term_of.tolist() == whole.term_of.tolist() and found.doc_len.tolist() == whole.doc_len.tolist()
+    for texts in (TEXTS, [*TEXTS[:2], "a\x00b"]):  # a text holding the marker is analyzed text by text
+        found, whole = corpus_terms(texts, analyzer), terms_of_tokens([analyzer(t) for t in texts])
+        assert found.vocab == whole.vocab
+        assert found.term_of.tolist() == whole.term_of.tolist() and found.doc_len.tolist() == whole.doc_len.tolist()
+
+
+def test_cjk_bigrams_of_a_corpus_by_hand():
+    analyzer = build_analyzer(AnalysisSettings("japanese"))
+    assert analyzer.corpus is not None
+    found = corpus_terms(["東京都 ERR_4021", "", "号と東京"], analyzer)
+    assert bags(found) == [
+        Counter(["東京", "京都", "err_4021"]),
+        Counter(),
+        Counter(["号と", "と東", "東京"]),
+    ]
 
 
 def test_every_language_of_the_installed_stemmer_has_an_analyzer():

@@ -18,15 +18,18 @@ is still done once (``terms.py``). ``segmenter`` cuts Japanese CJK runs (bigram 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.data.languages import LANGUAGES, language_code
 from rag_bench.index.bm25.analyzers import ANALYZERS, Analyzer, normalize
-from rag_bench.index.bm25.cjk import SEGMENTERS
+from rag_bench.index.bm25.bigram_corpus import bigram_corpus, expand
+from rag_bench.index.bm25.cjk import SEGMENTERS, bigrams
 from rag_bench.index.bm25.fold import fold, normalizer
 from rag_bench.index.bm25.snowball import CJK_LANGUAGES, LanguageAnalysis, snowball_languages
+from rag_bench.index.bm25.terms import Terms
 
 MAX_NGRAM = 16
 
@@ -93,7 +96,8 @@ def build_analyzer(s: AnalysisSettings, language: str | None = None) -> Analyzer
         base = ANALYZERS[name]
     else:
         analysis = LanguageAnalysis(name, s.segmenter, fold_stopwords=s.fold_accents)
-        base = Analyzer(name, normalize, analysis.split, analysis.split_words)
+        whole = None if analysis.segment is not bigrams else partial(_bigrams, analysis=analysis)
+        base = Analyzer(name, normalize, analysis.split, analysis.split_words, whole)
     return with_settings(base, s)
 
 
@@ -113,7 +117,14 @@ def with_settings(base: Analyzer, s: AnalysisSettings) -> Analyzer:
     def split_many(words: Sequence[str]) -> list[Sequence[str]]:
         return after.words(base.split_words(words))
 
-    return Analyzer(base.name, normalized, split, split_many)
+    def corpus(texts: Sequence[str], normalize: Callable[[str], str]) -> Terms:
+        return expand(base.corpus(texts, normalize), after.of)
+
+    return Analyzer(base.name, normalized, split, split_many, corpus if base.corpus else None)
+
+
+def _bigrams(texts: Sequence[str], normalize: Callable[[str], str], analysis: LanguageAnalysis) -> Terms:
+    return bigram_corpus(texts, normalize, analysis.split_words, analysis.split)
 
 
 class _Terms:

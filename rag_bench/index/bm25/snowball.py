@@ -51,15 +51,38 @@ class LanguageAnalysis:
         self._local = threading.local()  # a Stemmer keeps state: one per thread
 
     def split(self, text: str) -> list[str]:
-        """The terms of an already normalized text: those of its words, in order."""
+        """The terms of an already normalized text: those of its words, in order.
+
+        With bigrams, the terms of the text outside CJK runs come first and the bigrams after them,
+        each in text order: the order in which ``bigram_corpus.py`` numbers a whole corpus's terms.
+        """
+        if self.segment is bigrams and not text.isascii() and RUN.search(text):
+            words = [t for terms in self.split_words(RUN.sub(" ", text).split()) for t in terms]
+            return words + [gram for run in RUN.findall(text) for gram in bigrams(run)]
         return [term for terms in self.split_words(text.split()) for term in terms]
 
-    def split_words(self, words: Sequence[str]) -> list[list[str]]:
-        """The terms of each of ``words`` (normalized, no whitespace inside), in order."""
-        plain = identifier_split_words([w if w.isascii() or not RUN.search(w) else "" for w in words])
-        pieces = [(tokens, ()) if tokens or not w else self._pieces(w) for w, tokens in zip(words, plain, strict=True)]
-        terms = self._terms({token for tokens, _ in pieces for token in tokens})
-        return [[t for token in tokens for t in terms[token]] + list(cjk) for tokens, cjk in pieces]
+    def split_words(self, words: Sequence[str]) -> list[Sequence[str]]:
+        """The terms of each of ``words`` (normalized, no whitespace inside), in order.
+
+        Most words are one token of letters: one pass over the words cuts them (as the identifier
+        analyzer does), one C call stems every distinct token, and a word's terms are looked up.
+        """
+        cjk = [i for i, w in enumerate(words) if not w.isascii() and RUN.search(w)]  # (rare outside CJK text)
+        if cjk:
+            words = list(words)
+            pieces = {i: self._pieces(words[i]) for i in cjk}
+            for i in cjk:
+                words[i] = ""
+        plain = identifier_split_words(words)
+        distinct = set().union(*plain, *(tokens for tokens, _ in pieces.values())) if cjk else set().union(*plain)
+        terms = self._terms(distinct)
+        found: list[Sequence[str]] = [
+            terms[p[0]] if len(p) == 1 else [t for token in p for t in terms[token]] for p in plain
+        ]
+        for i in cjk:
+            tokens, segments = pieces[i]
+            found[i] = [t for token in tokens for t in terms[token]] + segments
+        return found
 
     def _pieces(self, word: str) -> tuple[list[str], list[str]]:
         """A word holding CJK: the tokens of its other text, and the segmenter's terms of its CJK runs."""
@@ -69,26 +92,28 @@ class LanguageAnalysis:
 
     def _terms(self, tokens: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """token -> its terms: () for a stop word, its stem for letters, itself for an identifier."""
-        found: dict[str, tuple[str, ...]] = {}
-        letters: list[tuple[str, str]] = []  # (token, the word to stem)
-        for token in tokens:
-            base = token
-            if self.elisions and "'" in token:
-                head, _, rest = token.partition("'")
-                base = rest if head in self.elisions and rest else token
-            if base in self.stop:
-                found[token] = ()
-            elif self.algorithm and base.isalpha():
-                letters.append((token, base))
-            else:
-                found[token] = (base,)
-        if letters:
+        tokens = list(tokens)
+        stop = self.stop
+        if self.elisions:  # an elided token stands for what follows its apostrophe
+            elided = {t: self._elide(t) for t in tokens if "'" in t}
+            found = {t: () if (b := elided.get(t, t)) in stop else (b,) for t in tokens}
+        else:
+            found = dict(zip(tokens, zip(tokens), strict=True))  # each token itself (1-tuples, made in C)
+            found.update(dict.fromkeys(stop.intersection(tokens), ()))
+        if self.algorithm:  # a token of letters: its stem
+            letters = [(t, kept[0]) for t, kept in found.items() if kept and kept[0].isalpha()]
             stems = self._stemmer().stemWords([base for _, base in letters])
-            found.update((token, (stem,)) for (token, _), stem in zip(letters, stems, strict=True))
+            found.update(zip([t for t, _ in letters], zip(stems), strict=True))
         return found
+
+    def _elide(self, token: str) -> str:
+        """``token`` without an elided article: "l'entreprise" -> "entreprise" (French and its like)."""
+        head, _, rest = token.partition("'")
+        return rest if head in self.elisions and rest else token
 
     def _stemmer(self) -> Stemmer.Stemmer:
         stemmer = getattr(self._local, "stemmer", None)
         if stemmer is None:
-            stemmer = self._local.stemmer = Stemmer.Stemmer(self.algorithm)
+            # no cache: each call stems distinct words, and PyStemmer's cache (10,000 by default) made it 4x slower
+            stemmer = self._local.stemmer = Stemmer.Stemmer(self.algorithm, 0)
         return stemmer
