@@ -60,7 +60,8 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
         ),
         Block("table", items=(work_header, *work), bold_rows=bold),
     ]
-    blocks += language_blocks(ranked, marks.metric, [_point(p, links) for p in ranked["point"]], _number)
+    settings = [_setting(row, sweep) for _, row in ranked.iterrows()]
+    blocks += language_blocks(ranked, marks.metric, [_point(p, links) for p in ranked["point"]], settings, _number)
     if plots:
         blocks.append(Block("h2", "Plots"))
     for path in plots:

@@ -29,16 +29,16 @@ def groups_of(table: pd.DataFrame) -> list[str]:
     return sorted(found, key=lambda g: (g == CROSS, g))
 
 
-def language_blocks(ranked: pd.DataFrame, metric: str, points: list[object], cell) -> list[Block]:
-    """The per-language table of ``metric`` (rows in ``ranked``'s order; ``points`` their point cells)."""
+def language_blocks(ranked: pd.DataFrame, metric: str, points: list, settings: list[str], cell) -> list[Block]:
+    """The per-language table of ``metric`` (rows in ``ranked``'s order; ``points`` and ``settings`` their cells)."""
     groups = [g for g in groups_of(ranked) if f"{metric} [{g}]" in ranked]
     if not groups:
         return []
     counts = {g: ranked[f"n [{g}]"].dropna() for g in groups}
-    header = ["point", *(f"{g} (n={int(counts[g].iloc[0])})" if len(counts[g]) else g for g in groups)]
+    header = ["point", "setting", *(f"{g} (n={int(counts[g].iloc[0])})" if len(counts[g]) else g for g in groups)]
     rows = [
-        [point, *(cell(row[f"{metric} [{g}]"]) for g in groups)]
-        for point, (_, row) in zip(points, ranked.iterrows(), strict=True)
+        [point, setting, *(cell(row[f"{metric} [{g}]"]) for g in groups)]
+        for point, setting, (_, row) in zip(points, settings, ranked.iterrows(), strict=True)
     ]
     note = (
         f"{metric} over each language's questions (question and evidence in that language), and over the "
