@@ -1,6 +1,6 @@
 """Issue 34: analysis throughput of each language analyzer, at least 0.5x the identifier analyzer's on the same text.
 
-For each language a corpus of about 4 million characters is drawn from the bundled multilingual-kb
+For each language a corpus of about 4 million characters is drawn from the bundled multilingual
 documents of that language (seeded): Latin and Cyrillic text as words drawn Zipf-wise from a
 vocabulary of the documents' words and 40,000 variants of them (a word plus 1-4 letters of the
 language, so stemming meets many distinct words, as in a real corpus); CJK text as runs of 4-40
@@ -47,8 +47,8 @@ CASES = [  # (label, language code, analyzer settings, bound by the goal)
 
 
 def seed_texts() -> dict[str, str]:
-    """The bundled multilingual-kb documents' text, joined per language."""
-    path = project_folder("datasets") / "multilingual-kb" / "documents.jsonl"
+    """The bundled multilingual documents' text, joined per language."""
+    path = project_folder("datasets") / "multilingual" / "documents.jsonl"
     found: dict[str, list[str]] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         doc = json.loads(line)

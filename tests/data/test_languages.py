@@ -50,7 +50,7 @@ def test_an_unknown_language_names_the_file_line_and_field(tmp_path, doc, questi
 
 
 def test_the_bundled_multilingual_set():
-    data = load_dataset(dataset_folder("multilingual-kb", None))
+    data = load_dataset(dataset_folder("multilingual", None))
     documents = {d.id: d for d in data.documents}
     assert Counter(d.language for d in data.documents) == {"en": 2, "de": 3, "fr": 2, "ja": 3, "zh": 2}
     assert len(data.questions) >= 60 and all(q.spans and q.language and q.answer for q in data.questions)

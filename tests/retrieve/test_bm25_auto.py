@@ -22,7 +22,7 @@ GROUPS = {"de": 15, "en": 9, "fr": 11, "ja": 14, "zh": 8, "cross-language": 12}
 
 def ml_run(tmp_path, *overrides):
     register()
-    base = ["dataset=multilingual-kb", "embedder=fake", "retrieval=bm25", f"cache_dir={tmp_path}", "bootstrap=10"]
+    base = ["dataset=multilingual", "embedder=fake", "retrieval=bm25", f"cache_dir={tmp_path}", "bootstrap=10"]
     return run(validate(compose(project_folder("configs"), [*base, *overrides], "test")))
 
 
@@ -60,7 +60,7 @@ def test_settings_and_languages_key_the_candidate_lists(tmp_path):
 
 def test_an_unknown_analyzer_is_one_line_and_exit_2(tmp_path):
     env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "rag_bench", "dataset=multilingual-kb", "retrieval.analyzer=klingon"]
+    command = [sys.executable, "-m", "rag_bench", "dataset=multilingual", "retrieval.analyzer=klingon"]
     done = subprocess.run([*command, f"hydra.run.dir={tmp_path / 'run'}"], capture_output=True, text=True, env=env)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
@@ -71,7 +71,7 @@ def test_an_unknown_analyzer_is_one_line_and_exit_2(tmp_path):
 def test_the_multilingual_sweep_reports_each_language(tmp_path):
     env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}
     sweep = tmp_path / "sweep"
-    command = [sys.executable, "-m", "rag_bench", "-m", "dataset=multilingual-kb", "embedder=fake", "bootstrap=10"]
+    command = [sys.executable, "-m", "rag_bench", "-m", "dataset=multilingual", "embedder=fake", "bootstrap=10"]
     overrides = ["retrieval.analyzer=auto,identifier", "retrieval=bm25,hybrid", f"hydra.sweep.dir={sweep}"]
     done = subprocess.run([*command, *overrides], capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stderr
