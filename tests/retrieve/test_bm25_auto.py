@@ -13,6 +13,7 @@ from rag_bench.config.compose import compose
 from rag_bench.config.schema import register, validate
 from rag_bench.core.paths import project_folder
 from rag_bench.index.bm25.analysis import AnalysisSettings, build_analyzer
+from rag_bench.index.bm25.detect import detect
 from rag_bench.index.topk import top_k_row
 from rag_bench.pipeline.run import run
 from rag_bench.run_folder.write import metrics_payload
@@ -86,3 +87,20 @@ def test_the_multilingual_sweep_reports_each_language(tmp_path):
         assert row.endswith(" | " + " | ".join(cells) + " |")
     page = (sweep / "0" / "report.html").read_text(encoding="utf-8")
     assert 'id="languages"' in page and "cross-language" in page
+
+
+def test_auto_without_languages_guesses_each_document_and_question(tmp_path):
+    register()
+    overrides = ["dataset=annual-report", "embedder=fake", "retrieval=bm25", "retrieval.analyzer=auto"]
+    result = run(validate(compose(project_folder("configs"), [*overrides, f"cache_dir={tmp_path}"], "test")))
+    assert detect(result.dataset.documents[0].text) == "en"  # one English document: every chunk English
+    english = build_analyzer(AnalysisSettings("auto"), "en")
+    oracle = BM25Okapi([english(c.indexed_text) for c in result.chunks])
+    guessed = [detect(q.text) for q in result.dataset.questions]
+    assert {"en", None} >= set(guessed) and "en" in guessed  # a question without stop words: identifier
+    depth = result.ranked.shape[1]
+    for row, (question, code) in enumerate(zip(result.dataset.questions, guessed, strict=True)):
+        ref = oracle.get_scores(build_analyzer(AnalysisSettings("auto"), code)(question.text))
+        want, _ = top_k_row(ref, depth, valid=ref != 0)
+        assert result.ranked[row][result.ranked[row] >= 0].tolist() == want.tolist(), question.id
+    assert "by_language" not in metrics_payload(result)  # detected languages are not the dataset's
