@@ -38,6 +38,7 @@ SCRIPTS = {
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
     "parse": "bench_parse.py",  # the parse stage against its libraries, and reuse across a parser sweep
+    "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet

@@ -73,6 +73,8 @@ COMPUTING = (
     "numpy",
     "pandas",
     "PyStemmer",
+    "fugashi",  # retrieval.segmenter=mecab: MeCab and its dictionary cut Japanese text
+    "unidic-lite",
     "tokenizers",
     "onnxruntime",
     "faiss-cpu",

@@ -20,6 +20,7 @@ class Document:
     metadata: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     pages: tuple[int, ...] = ()  # offset where each page (PDF page, slide) starts; empty for a file without pages
     parser: str | None = None  # the reader that made ``text`` from its file ("pypdf"); None: the text as stored
+    language: str | None = None  # ISO 639-1 code (rag_bench/data/languages.py), when the dataset says
 
     def page_at(self, offset: int) -> int | None:
         """The page (from 1) holding character ``offset``; None for a document without pages."""
@@ -64,6 +65,7 @@ class Question:
     source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
     filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
     lost: tuple[Lost, ...] = ()  # excerpts the parse did not keep: evidence no chunk can hit
+    language: str | None = None  # ISO 639-1 code of the question's text, when the dataset says
 
     @property
     def labelled(self) -> bool:

@@ -1,9 +1,9 @@
 """Load and validate a dataset in rag-bench's native format.
 
 A dataset folder holds documents, either ``documents.jsonl`` (``id``, ``text``, optional
-``title``, ``metadata``) or a ``docs/`` folder of files (id = path relative to ``docs/``):
-``.md``/``.txt`` read as stored, any other type parsed by the run's parser (``rag_bench/parse/``),
-and ``questions.jsonl`` (checked by ``rag_bench/data/questions.py``).
+``title``, ``metadata``, ``language``: an ISO 639-1 code, ``data/languages.py``) or a ``docs/`` folder of
+files (id = path relative to ``docs/``): ``.md``/``.txt`` read as stored, any other type parsed by the run's
+parser (``rag_bench/parse/``), and ``questions.jsonl`` (checked by ``rag_bench/data/questions.py``).
 
 Text is taken exactly as stored: files are decoded as UTF-8 with no newline translation
 (a CRLF is two characters), and a leading BOM is dropped from a document's text, whichever
@@ -22,6 +22,7 @@ from rag_bench.core.errors import DataError
 from rag_bench.core.types import Dataset, Document, Question
 from rag_bench.data.excerpts import ExcerptError
 from rag_bench.data.jsonl import BOM, UTF8_FIX, field, read_jsonl, reject_unknown
+from rag_bench.data.languages import check_language
 from rag_bench.data.metadata import with_sidecar
 from rag_bench.data.questions import QUESTION_FIELDS, check_id, parse_question
 from rag_bench.parse.duplicates import apply_duplicates
@@ -30,7 +31,7 @@ from rag_bench.parse.run import ParseRun, parse_files, select
 
 __all__ = ["QUESTION_FIELDS", "load_dataset", "load_documents", "load_questions", "parse_question"]
 
-DOCUMENT_FIELDS = {"id", "text", "title", "metadata"}
+DOCUMENT_FIELDS = {"id", "text", "title", "metadata", "language"}
 _HEADING = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*\r?$", re.MULTILINE)
 
 
@@ -82,7 +83,11 @@ def _documents_from_jsonl(path: Path) -> Iterator[Document]:
         title = field(path, line, obj, "title", str, required=False)
         metadata = field(path, line, obj, "metadata", dict, required=False) or {}
         yield Document(
-            id=doc_id, text=text, title=title or markdown_title(doc_id, text), metadata=MappingProxyType(dict(metadata))
+            id=doc_id,
+            text=text,
+            title=title or markdown_title(doc_id, text),
+            metadata=MappingProxyType(dict(metadata)),
+            language=check_language(path, line, obj.get("language")),
         )
 
 

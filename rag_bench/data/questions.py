@@ -13,7 +13,9 @@ located tolerantly in that parse's text, with an optional ``page`` hint, and wha
 lost evidence, not an error (``data/excerpts.py``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
 0 or below judged not relevant, as trec_eval). ``source`` (e.g. ``synthetic``),
 ``generator`` (the settings that produced a generated question) and ``flags`` (review
-notes) describe where a question came from. ``filter`` (rag_bench/core/filters.py) limits the
+notes) describe where a question came from. ``language`` is the ISO 639-1 code of the question's
+text (``data/languages.py``); a question whose evidence is in another language is cross-language.
+``filter`` (rag_bench/core/filters.py) limits the
 documents the asker may see; its evidence must lie inside it.
 """
 
@@ -27,6 +29,7 @@ from rag_bench.core.errors import DataError
 from rag_bench.core.types import Document, Lost, Question, Span
 from rag_bench.data.excerpts import ExcerptError, locate_quoted
 from rag_bench.data.jsonl import field, reject_unknown
+from rag_bench.data.languages import check_language
 from rag_bench.data.locate import find_excerpt
 from rag_bench.data.loose import describe
 from rag_bench.data.metadata import question_filter
@@ -43,6 +46,7 @@ QUESTION_FIELDS = {
     "generator",
     "flags",
     "filter",
+    "language",
 }
 SPAN_FIELDS = {"doc_id", "start", "end", "text", "page"}
 MAX_GRADE = 2**31 - 1  # trec_eval reads grades as C ints
@@ -89,6 +93,7 @@ def parse_question(
         source=field(path, line, obj, "source", str, required=False),
         filter=question_filter(path, line, obj.get("filter"), documents, spans, judgements),
         lost=tuple(lost),
+        language=check_language(path, line, obj.get("language")),
     )
 
 

@@ -20,6 +20,7 @@ from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.filtered import chunk_metadata, filter_metrics
+from rag_bench.score.languages import language_means, question_languages
 from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
@@ -39,6 +40,8 @@ class Evaluation:
     n_unlabelled: int
     documents: DocumentRun | None = None  # the document ranking, when any question has judgements
     shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
+    by_language: dict[str, dict[str, float]] = field(default_factory=dict)  # language group -> metric -> mean
+    language_counts: dict[str, int] = field(default_factory=dict)  # language group -> questions measured
 
 
 def evaluate(
@@ -86,11 +89,24 @@ def evaluate(
             values.update(filter_metrics(row, question.filter, metadata, ks, values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
     table = pd.DataFrame(rows)
+    languages = question_languages(dataset)  # None: no document or question gives a language
+    if languages is not None:
+        table.insert(2, "language", languages)
     names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
     reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
     filtered = ["selectivity"] if metadata is not None else []
     table = table.reindex(
-        columns=["question_id", "category", "labelled", "n_spans", *filtered, "first_hit_rank", *names, *reach_columns]
+        columns=[
+            "question_id",
+            "category",
+            *(["language"] if languages is not None else []),
+            "labelled",
+            "n_spans",
+            *filtered,
+            "first_hit_rank",
+            *names,
+            *reach_columns,
+        ]
         + ["top_chunks"]
     )
     scored = table[table["labelled"]]
@@ -103,7 +119,20 @@ def evaluate(
     by_category = {str(c): {n: float(means.at[c, n]) for n in names} for c in means.index}
     counts = {str(c): int(sizes[c]) for c in sizes.index}
     short = shortfall(scored, max(ks), budgets)
-    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run, short)
+    by_language, language_counts = language_means(measured, names) if languages is not None else ({}, {})
+    return Evaluation(
+        table,
+        names,
+        summary,
+        by_category,
+        counts,
+        len(scored),
+        len(table) - len(scored),
+        run,
+        short,
+        by_language,
+        language_counts,
+    )
 
 
 def measured_rows(table: pd.DataFrame, dataset: Dataset) -> np.ndarray:

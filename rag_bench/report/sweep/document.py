@@ -15,6 +15,7 @@ import pandas as pd
 
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
+from rag_bench.report.sweep.languages import language_blocks
 from rag_bench.report.sweep.marks import DIFF, Marks
 from rag_bench.report.sweep.parsers import parser_blocks
 from rag_bench.report.sweep.winner import WINNER, chosen_point
@@ -63,6 +64,8 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
         Block("table", items=(work_header, *work), bold_rows=bold),
         *parser_blocks(table, list(sweep.swept)),
     ]
+    settings = [_setting(row, sweep) for _, row in ranked.iterrows()]
+    blocks += language_blocks(ranked, marks.metric, [_point(p, links) for p in ranked["point"]], settings, _number)
     if plots:
         blocks.append(Block("h2", "Plots"))
     for path in plots:
