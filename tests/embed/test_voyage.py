@@ -13,7 +13,8 @@ import voyageai
 
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.embed.registry import EMBEDDERS
-from rag_bench.embed.voyage import VoyageEmbedder
+from rag_bench.embed.remote import RemoteEmbedder
+from rag_bench.embed.voyage import voyage_embedder
 from rag_bench.remote.usage import estimate_tokens, plan_batches
 from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
@@ -30,10 +31,10 @@ def server(monkeypatch):
         yield fake
 
 
-def embedder(server, **overrides) -> VoyageEmbedder:
+def embedder(server, **overrides) -> RemoteEmbedder:
     """A Voyage embedder that asks the API for exactly ``dimension`` (no Matryoshka reuse)."""
     settings = {"model": "voyage-3.5", "dimension": 256, "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return VoyageEmbedder(EMBEDDERS.settings("voyage", **{**settings, **overrides}), KEY)
+    return voyage_embedder(EMBEDDERS.settings("voyage", **{**settings, **overrides}), KEY)
 
 
 def words(n: int, prefix: str = "text") -> list[str]:
@@ -86,10 +87,13 @@ def test_plan_batches_by_count_and_cost():
 
 
 def test_documented_token_limits_by_model(server):
-    assert embedder(server, model="voyage-3.5-lite").max_tokens == 1_000_000
-    assert embedder(server, model="voyage-4").max_tokens == 320_000
-    assert embedder(server, model="voyage-4-large").max_tokens == 120_000
-    assert embedder(server, model="some-new-model", dimension=512).max_tokens == 120_000  # unknown: smallest
+    assert embedder(server, model="voyage-3.5-lite").request_tokens == 1_000_000
+    assert embedder(server, model="voyage-4").request_tokens == 320_000
+    assert embedder(server, model="voyage-4-large").request_tokens == 120_000
+    assert embedder(server, model="some-new-model", dimension=512).request_tokens == 120_000  # unknown: smallest
+    # per input, for the count of truncated chunks
+    assert embedder(server, model="voyage-3.5").max_tokens == 32_000
+    assert embedder(server, model="voyage-2", dimension=1024).max_tokens == 4_000
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
@@ -144,7 +148,7 @@ def test_total_time_bounds_the_retries(server):
 def test_a_rejected_key_fails_at_once_without_showing_it(monkeypatch):
     monkeypatch.setenv("VOYAGE_API_KEY", KEY)
     with FakeVoyageServer(api_key="another-key") as server:
-        with pytest.raises(ServiceError, match="HTTP 401: the API key was rejected") as caught:
+        with pytest.raises(ConfigError, match="HTTP 401: the API key was rejected; set VOYAGE_API_KEY") as caught:
             embedder(server).embed(["a"], "document")
         assert len(server.received(EMBEDDINGS)) == 1 and KEY not in str(caught.value)
 
