@@ -20,7 +20,15 @@ from rag_bench.embed import onnx
 from rag_bench.embed.base import EmbedderConfig
 from rag_bench.embed.onnx import OnnxEncoder, open_session, token_batches, tokenizer_from
 
-__all__ = ["MAX_TOKENS", "TOKENIZER_SHA256", "LocalConfig", "MiniLMEmbedder", "build", "load_tokenizer", "token_batches"]
+__all__ = [
+    "MAX_TOKENS",
+    "TOKENIZER_SHA256",
+    "LocalConfig",
+    "MiniLMEmbedder",
+    "build",
+    "load_tokenizer",
+    "token_batches",
+]
 
 # This file's code and onnx.py's (with the onnxruntime and tokenizers versions) turn the pinned weights and
 # tokenizer into vectors: their digest names the vectors in the cache (``cache_name``), so an edit, or another

@@ -215,15 +215,21 @@ def build(cfg: OnnxConfig) -> OnnxEmbedder:
     if not folder.is_dir():
         raise ConfigError(f"embedder.path ({cfg.path}) is not a folder; set it to the folder holding {cfg.model_file}")
     if not model.is_file():
-        raise ConfigError(f"embedder.path ({cfg.path}) holds no {cfg.model_file}; export the model there, or set "
-                          "embedder.model_file to the ONNX file's name")
+        raise ConfigError(
+            f"embedder.path ({cfg.path}) holds no {cfg.model_file}; export the model there, or set "
+            "embedder.model_file to the ONNX file's name"
+        )
     if not tokenizer.is_file():
-        raise ConfigError(f"embedder.path ({cfg.path}) holds no tokenizer.json; save the model's tokenizer there "
-                          "(tokenizer.save_pretrained(folder) writes it)")
+        raise ConfigError(
+            f"embedder.path ({cfg.path}) holds no tokenizer.json; save the model's tokenizer there "
+            "(tokenizer.save_pretrained(folder) writes it)"
+        )
     try:
         return OnnxEmbedder(cfg, folder, model.read_bytes(), tokenizer.read_bytes())
     except ConfigError:
         raise
     except Exception as exc:  # onnxruntime's and tokenizers' own errors: a file that is not what it should be
-        raise ConfigError(f"embedder.path ({cfg.path}): the model or tokenizer.json cannot be used: "
-                          f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}") from None
+        raise ConfigError(
+            f"embedder.path ({cfg.path}): the model or tokenizer.json cannot be used: "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+        ) from None

@@ -55,16 +55,14 @@ class OpenAITransport:
     """One request to ``/embeddings`` through the official client; the answer's headers come back too."""
 
     def __init__(self, cfg, api_key: str | None, dimensions: int | None) -> None:
-        import openai
-
         self.model = cfg.model
-        self.dimensions = openai.omit if dimensions is None else dimensions
+        self.extra = {} if dimensions is None else {"dimensions": dimensions}  # sent only when set
         self._client = openai_client(cfg, api_key)
         self.classify = classifier("embedder", cfg.api_key_env)
 
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
         raw = self._client.embeddings.with_raw_response.create(
-            input=texts, model=self.model, dimensions=self.dimensions, encoding_format="float"
+            input=texts, model=self.model, encoding_format="float", **self.extra
         )
         answer = raw.parse()
         rows = sorted(answer.data, key=lambda item: item.index)
@@ -79,7 +77,9 @@ def probe_dimension(transport: OpenAITransport, cfg, label: str) -> int:
     """The model's output size, asked of the server with one short text (a model rag-bench does not know)."""
     policy = RetryPolicy.from_config(cfg)
     try:
-        vectors, _, _ = call_with_retries(lambda: transport.request(["dimension"], "document"), policy, transport.classify)
+        vectors, _, _ = call_with_retries(
+            lambda: transport.request(["dimension"], "document"), policy, transport.classify
+        )
     except CallFailed as exc:
         problem = ConfigError if exc.setting else ServiceError
         raise problem(f"{label}: asking the server for the model's dimension failed: {exc}") from None
@@ -118,4 +118,3 @@ def _embedder(cfg, key: str | None, dimension: int | None) -> RemoteEmbedder:
 def _safe(name: str) -> str:
     """A cache-safe name: the server's address (scheme dropped) and model, slashes kept for the store to replace."""
     return name.replace("https://", "").replace("http://", "").replace(":", "_")
-

@@ -55,7 +55,9 @@ def server_info(api: JsonApi, transport: TeiTransport, cfg) -> tuple[dict, int]:
     policy = RetryPolicy.from_config(cfg)
     try:
         info, _ = call_with_retries(lambda: api.post("/info", None), policy, transport.classify)
-        vectors, _, _ = call_with_retries(lambda: transport.request(["dimension"], "document"), policy, transport.classify)
+        vectors, _, _ = call_with_retries(
+            lambda: transport.request(["dimension"], "document"), policy, transport.classify
+        )
     except CallFailed as exc:
         problem = ConfigError if exc.setting else ServiceError
         raise problem(f"TEI at embedder.base_url={cfg.base_url} did not answer: {exc}") from None
@@ -72,10 +74,14 @@ def build(cfg: TeiEmbedderConfig) -> RemoteEmbedder:
     info, dimension = server_info(api, transport, cfg)
     served = str(info.get("model_id") or "unknown-model")
     if cfg.model and cfg.model != served:
-        raise ConfigError(f"the TEI server at {cfg.base_url} serves {served}, not embedder.model={cfg.model}; set "
-                          f"embedder.model={served} or null")
+        raise ConfigError(
+            f"the TEI server at {cfg.base_url} serves {served}, not embedder.model={cfg.model}; set "
+            f"embedder.model={served} or null"
+        )
     if cfg.dimension is not None and cfg.dimension > dimension:
-        raise ConfigError(f"embedder.dimension ({cfg.dimension}) exceeds {served}'s {dimension}; set it to at most that")
+        raise ConfigError(
+            f"embedder.dimension ({cfg.dimension}) exceeds {served}'s {dimension}; set it to at most that"
+        )
     limits = Limits(
         dimension=dimension,
         max_tokens=int(info.get("max_input_length") or 512),

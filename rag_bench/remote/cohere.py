@@ -44,7 +44,9 @@ def classify_cohere(exc: Exception, group: str, key_variable: str) -> Verdict | 
         headers = lower_headers(exc.headers)
         status = exc.status_code
         if status == 429:
-            return Verdict(True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers)
+            return Verdict(
+                True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers
+            )
         if status is None or status >= 500:
             return Verdict(True, f"HTTP {status} server error", headers=headers)
         if 200 <= status < 300:  # the SDK raises this for a 2xx body it cannot read

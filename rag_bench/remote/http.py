@@ -69,7 +69,9 @@ def classify_http(exc: Exception, group: str, key_variable: str | None) -> Verdi
     if isinstance(exc, urllib.error.HTTPError):
         headers = lower_headers(dict(exc.headers.items())) if exc.headers else {}
         if exc.code == 429:
-            return Verdict(True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers)
+            return Verdict(
+                True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers
+            )
         if exc.code >= 500:
             return Verdict(True, f"HTTP {exc.code} server error", headers=headers)
         return refusal(exc.code, exc.read()[:SHOWN].decode("utf-8", "replace"), group, key_variable)

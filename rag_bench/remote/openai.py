@@ -81,7 +81,9 @@ def classify_openai(exc: Exception, group: str, key_variable: str | None) -> Ver
         headers = lower_headers(dict(exc.response.headers.items()))
         status = exc.status_code
         if status == 429:
-            return Verdict(True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers)
+            return Verdict(
+                True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers
+            )
         if status >= 500:
             return Verdict(True, f"HTTP {status} server error", headers=headers)
         return refusal(status, _detail(exc), group, key_variable)
