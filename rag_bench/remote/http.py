@@ -74,7 +74,7 @@ def classify_http(exc: Exception, group: str, key_variable: str | None) -> Verdi
             )
         if exc.code >= 500:
             return Verdict(True, f"HTTP {exc.code} server error", headers=headers)
-        return refusal(exc.code, exc.read()[:SHOWN].decode("utf-8", "replace"), group, key_variable)
+        return refusal(exc.code, error_message(exc.read()), group, key_variable)
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     if isinstance(reason, TimeoutError | socket.timeout):
         return Verdict(True, "no response before timeout_s")
@@ -83,3 +83,22 @@ def classify_http(exc: Exception, group: str, key_variable: str | None) -> Verdi
     if isinstance(reason, OSError | http.client.HTTPException):  # reset, dropped, unresolvable host
         return Verdict(True, f"connection failed ({type(reason).__name__})")
     return None
+
+
+def error_message(raw: bytes) -> str:
+    """An error body's message: its JSON's ``error.message``, ``message``, ``detail`` or ``error``, else its text."""
+    text = raw[: 4 * SHOWN].decode("utf-8", "replace")
+    try:
+        body = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:SHOWN]
+    if isinstance(body, dict):
+        error = body.get("error")
+        for found in (
+            (error or {}).get("message") if isinstance(error, dict) else error,
+            body.get("message"),
+            body.get("detail"),
+        ):
+            if isinstance(found, str) and found:
+                return found[:SHOWN]
+    return text[:SHOWN]

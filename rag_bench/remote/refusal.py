@@ -11,7 +11,7 @@ def refusal(status: int | None, detail: str, group: str, key_variable: str | Non
     ``group`` names the settings (``embedder``, ``reranker``), ``key_variable`` the environment
     variable the key came from. The reason is one line that names the setting and the fix.
     """
-    detail = " ".join(str(detail).split())[:200]
+    detail = " ".join(str(detail).split())[:200].rstrip(".")
     if status in (401, 403):
         where = f"the key in {key_variable}" if key_variable else "the request (no key was sent)"
         fix = f"set {key_variable} to a valid key" if key_variable else f"set {group}.api_key_env to the key's variable"

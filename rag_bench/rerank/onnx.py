@@ -2,7 +2,8 @@
 
 The folder holds ``model.onnx`` and the model's ``tokenizer.json``. Each (question, passage) pair is
 tokenized as one input (the tokenizer's pair template: ``[CLS] question [SEP] passage [SEP]`` for BERT
-models, with token type ids), cut at ``max_length`` tokens (the passage is cut first), and the model's
+models, with token type ids), cut at ``max_length`` tokens (the longer segment loses a token first, as
+sentence-transformers' CrossEncoder truncates), and the model's
 logit is the score: a (batch, 1) output as is, or column 1 ("relevant") of a (batch, 2) one. Pairs
 run in batches of at most ``TOKEN_BUDGET`` padded tokens on one onnxruntime session (``embed/onnx.py``),
 ``threads`` questions at a time. Scores go through the same per-(model, question, passage) cache as the
