@@ -58,6 +58,7 @@ class OpenAITransport:
         self.model = cfg.model
         self.extra = {} if dimensions is None else {"dimensions": dimensions}  # sent only when set
         self._client = openai_client(cfg, api_key)
+        self.base_url = str(self._client.base_url).rstrip("/")  # base_url, else $OPENAI_BASE_URL, else OpenAI's
         self.classify = classifier("embedder", cfg.api_key_env)
 
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
@@ -103,7 +104,8 @@ def build(cfg: OpenAIEmbedderConfig) -> RemoteEmbedder:
 def _embedder(cfg, key: str | None, dimension: int | None) -> RemoteEmbedder:
     label = f"OpenAI-compatible embeddings ({cfg.model})"
     transport = OpenAITransport(cfg, key, cfg.dimension)
-    if dimension is None:
+    if dimension is None or cfg.dimension is not None and cfg.model not in MATRYOSHKA:
+        # the model's size, or whether it takes the dimension asked: one short request before any work
         dimension = probe_dimension(transport, cfg, label)
     limits = Limits(
         dimension=dimension,
@@ -111,7 +113,7 @@ def _embedder(cfg, key: str | None, dimension: int | None) -> RemoteEmbedder:
         request_tokens=cfg.max_tokens_per_batch or REQUEST_TOKENS,
         batch_size=cfg.batch_size,
     )
-    name = f"openai/{cfg.base_url or 'api.openai.com'}/{cfg.model}@{dimension}"
+    name = f"openai/{transport.base_url}/{cfg.model}@{dimension}"
     return RemoteEmbedder(_safe(name), label, transport, limits, cfg, key)
 
 

@@ -28,9 +28,11 @@ def cohere_key(variable: str, selected: str) -> str:
 
 
 def cohere_client(api_key: str, base_url: str | None, timeout_s: float):
-    """The official v2 client with its own retries off (ours count them)."""
+    """The official v2 client with its own retries off (ours count them); ``base_url`` None = ``$CO_API_URL``
+    (the SDK's own variable), else Cohere's endpoint."""
     import cohere
 
+    base_url = base_url or os.environ.get("CO_API_URL") or None
     return cohere.ClientV2(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
 
 

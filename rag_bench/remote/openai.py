@@ -5,6 +5,7 @@ The key comes from the environment variable ``api_key_env`` names (``OPENAI_API_
 from a config file, and is never written anywhere; ``api_key_env: null`` sends none (a local server).
 Azure OpenAI: ``base_url: https://<resource>.openai.azure.com/openai/v1`` and ``key_header: api-key``.
 ``headers`` are sent with every request (not for secrets: they are written to the run's config.yaml).
+``base_url: null`` is the client's own default: ``$OPENAI_BASE_URL``, else https://api.openai.com/v1.
 """
 
 from __future__ import annotations

@@ -113,7 +113,7 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
         row.update({name: number(mean), f"{name}_low": number(low), f"{name}_high": number(high)})
     stats = metrics.get("stats", {})
     row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
-    row.update(work_columns(stats))
+    row.update(work_columns(stats, row["n_questions"]))
     return row
 
 
