@@ -37,6 +37,8 @@ SCRIPTS = {
     "warm-sweep": "bench_warm_sweep.py",
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
+    # issue 30: API embedding keeps the pipe full (fake servers in child processes)
+    "api-embed": "bench_api_embed.py",
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet

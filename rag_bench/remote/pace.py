@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Mapping
 
-SAFETY = 0.95  # share of the announced rate used: timing noise must not push requests over the limit
+SAFETY = 0.97  # share of the announced rate used: timing noise must not push requests over the limit
 WINDOW_S = 60.0  # the announced limits are per minute
 HEADERS = {"requests": "x-ratelimit-limit-requests", "tokens": "x-ratelimit-limit-tokens"}
 
