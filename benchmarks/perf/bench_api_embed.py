@@ -66,7 +66,9 @@ SERVE = """
 import json, sys, importlib
 import numpy as np
 from rag_bench.embed.fake import FakeEmbedder
-FakeEmbedder.embed = lambda self, texts, input_type="document": np.full((len(texts), self.dimension), self.dimension ** -0.5, np.float32)
+def constant(self, texts, input_type="document"):
+    return np.full((len(texts), self.dimension), self.dimension ** -0.5, np.float32)
+FakeEmbedder.embed = constant
 module, name = sys.argv[1].split(":")
 server = getattr(importlib.import_module(module), name)(**json.loads(sys.argv[2]))
 server.__enter__()
