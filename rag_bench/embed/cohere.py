@@ -18,7 +18,7 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.remote import Limits, RemoteEmbedder, RemoteEmbedderConfig
-from rag_bench.remote.cohere import KEY_VARIABLE, classifier, cohere_client, cohere_key
+from rag_bench.remote.cohere import KEY_VARIABLE, NO_RETRIES, classifier, cohere_client, cohere_key
 from rag_bench.remote.http import MalformedAnswer
 
 MAX_TEXTS = 96
@@ -60,7 +60,12 @@ class CohereTransport:
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
         extra = {} if self.output_dimension is None else {"output_dimension": self.output_dimension}
         answer = self._client.embed(
-            texts=texts, model=self.model, input_type=INPUT_TYPES[input_type], embedding_types=["float"], **extra
+            texts=texts,
+            model=self.model,
+            input_type=INPUT_TYPES[input_type],
+            embedding_types=["float"],
+            request_options=NO_RETRIES,
+            **extra,
         )
         vectors = getattr(answer.embeddings, "float_", None)
         if vectors is None:

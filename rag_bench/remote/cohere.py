@@ -17,6 +17,7 @@ from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
 
 KEY_VARIABLE = "CO_API_KEY"
+NO_RETRIES = {"max_retries": 0}  # every call's request_options: the SDK's own retries off, ours count them
 
 
 def cohere_key(variable: str, selected: str) -> str:
@@ -28,12 +29,17 @@ def cohere_key(variable: str, selected: str) -> str:
 
 
 def cohere_client(api_key: str, base_url: str | None, timeout_s: float):
-    """The official v2 client with its own retries off (ours count them); ``base_url`` None = ``$CO_API_URL``
-    (the SDK's own variable), else Cohere's endpoint."""
-    import cohere
+    """The official v2 client (calls pass ``NO_RETRIES``); ``base_url`` None = ``$CO_API_URL`` (the SDK's own
+    variable), else Cohere's endpoint."""
+    try:
+        import cohere
+    except ImportError:
+        raise ConfigError(
+            "the cohere options need the cohere package; install it with pip install 'rag-bench[providers]'"
+        ) from None
 
     base_url = base_url or os.environ.get("CO_API_URL") or None
-    return cohere.ClientV2(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
+    return cohere.ClientV2(api_key=api_key, base_url=base_url, timeout=timeout_s)
 
 
 def classify_cohere(exc: Exception, group: str, key_variable: str) -> Verdict | None:

@@ -60,7 +60,12 @@ def openai_key(cfg: OpenAISettings, selected: str) -> str | None:
 
 def openai_client(cfg, api_key: str | None):
     """The official client with its own retries off (ours count them), for ``cfg`` (OpenAISettings and ApiSettings)."""
-    import openai
+    try:
+        import openai
+    except ImportError:
+        raise ConfigError(
+            "the OpenAI-compatible options need the openai package; install it with pip install 'rag-bench[providers]'"
+        ) from None
 
     headers = dict(cfg.headers)
     if cfg.key_header and api_key:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.workspace import Workspace
-from rag_bench.remote.cohere import KEY_VARIABLE, classifier, cohere_client, cohere_key
+from rag_bench.remote.cohere import KEY_VARIABLE, NO_RETRIES, classifier, cohere_client, cohere_key
 from rag_bench.rerank.remote import Batching, RemoteReranker, RemoteRerankerConfig
 
 MAX_DOCUMENTS = 1000
@@ -38,7 +38,9 @@ class CohereRerankTransport:
         self.classify = classifier("reranker", cfg.api_key_env)
 
     def request(self, question: str, documents: list[str]):
-        answer = self._client.rerank(model=self.model, query=question, documents=documents, top_n=len(documents))
+        answer = self._client.rerank(
+            model=self.model, query=question, documents=documents, top_n=len(documents), request_options=NO_RETRIES
+        )
         pairs = [(r.index, float(r.relevance_score)) for r in answer.results]
         billed = answer.meta.billed_units if answer.meta is not None else None
         searches = int(getattr(billed, "search_units", 0) or 0) if billed is not None else 0
