@@ -53,7 +53,9 @@ def main() -> None:
     print("| " + " | ".join(shown.columns) + " |")
     print("|" + "---|" * len(shown.columns))
     for row in shown.itertuples(index=False):
-        print("| " + " | ".join("-" if pd.isna(v) else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |")
+        print(
+            "| " + " | ".join("-" if pd.isna(v) else f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |"
+        )
 
 
 if __name__ == "__main__":

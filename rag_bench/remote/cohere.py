@@ -49,7 +49,7 @@ def classify_cohere(exc: Exception, group: str, key_variable: str) -> Verdict | 
     from cohere.core.api_error import ApiError
 
     if isinstance(exc, ApiError):
-        headers = lower_headers(exc.headers)
+        headers = lower_headers(getattr(exc, "headers", None))  # cohere 5.15 keeps no headers on its errors
         status = exc.status_code
         if status == 429:
             return Verdict(
