@@ -65,6 +65,9 @@ def test_a_model_sweep_embeds_each_text_once_per_model_and_reports_cost_and_size
     )
     report = (tmp_path / "a" / "report.md").read_text()
     assert "cost per 1,000 questions (USD)" in report and "index size" in report and "embedding s" in report
+    for path in (p for p in tmp_path.rglob("*") if p.is_file()):  # run folders, reports, the cache
+        data = path.read_bytes()
+        assert OPENAI_KEY.encode() not in data and COHERE_KEY.encode() not in data, path
     before = len(openai.requests) + len(cohere.requests)
     again = rag_bench(*sweep, f"hydra.sweep.dir={tmp_path / 'b'}", env=env, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
