@@ -116,7 +116,7 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
     row.update(language_columns(metrics))
     stats = metrics.get("stats", {})
     row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
-    row.update(work_columns(stats))
+    row.update(work_columns(stats, row["n_questions"]))
     row.update(parse_columns(stats))
     return row
 
