@@ -32,7 +32,7 @@ setup(
     package_dir={"rag_bench._configs": "configs", "rag_bench._datasets": "datasets"},
     package_data={
         "rag_bench._configs": ["**/*.yaml"],
-        "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl"],
+        "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl", "**/*.pdf", "**/*.html", "**/*.docx", "**/*.pptx", "**/*.xlsx", "**/*.py"],
         "rag_bench.embed": ["data/*/*"],
         "rag_bench.report": ["assets/*.css", "assets/*.js"],
         "rag_bench.label": ["page.html"],

@@ -118,7 +118,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ),
     ("run folder and wiring", {"run_folder", "pipeline"}),
     ("config", {"config", "launch"}),
-    ("stages", {"data", "chunk", "embed", "index", "retrieve", "rerank", "score"}),
+    ("stages", {"data", "parse", "chunk", "embed", "index", "retrieve", "rerank", "score"}),
     ("ground", {"core", "remote"}),
 ]
 FACE = {"rag_bench", "rag_bench.__main__"}  # the package's face: the only modules outside a room

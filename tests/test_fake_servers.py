@@ -8,12 +8,12 @@ import urllib.request
 
 import pytest
 
-from rag_bench.testing import retrieval_server, voyage_server
+from rag_bench.testing import fake_api, retrieval_server
 from rag_bench.testing.retrieval_server import FakeRetrievalServer
 from rag_bench.testing.voyage_server import FakeVoyageServer
 
 SERVERS = {
-    "voyage": (voyage_server, lambda: FakeVoyageServer(), "/v1/embeddings", {"model": "m", "input": ["a b"]}),
+    "voyage": (fake_api, lambda: FakeVoyageServer(), "/v1/embeddings", {"model": "m", "input": ["a b"]}),
     "retrieval": (retrieval_server, lambda: FakeRetrievalServer({"q1": []}), "", {"id": "q1", "question": "?", "k": 1}),
 }
 

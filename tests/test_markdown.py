@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 from rag_bench.core.markdown import md_code, md_link, md_text
 from rag_bench.data.native import load_dataset
 from rag_bench.gate.compare import Cell, Comparison
-from rag_bench.gate.gate import Flip, GateResult
+from rag_bench.gate.gate import Flip, GatePolicy, GateResult
 from rag_bench.gate.render import compare_markdown, gate_markdown
 from rag_bench.label.stats import health
 from rag_bench.label.stats import markdown as stats_markdown
@@ -127,7 +127,7 @@ def test_any_text_renders_as_itself(text):
 
 def test_gate_and_compare(tmp_path):
     flip = Flip(QID, TEXT, 1.0, math.nan, lost=True)
-    result = GateResult("runs/`a`", "runs/b", 6, 0.05, (), {10: (flip,)})
+    result = GateResult("runs/`a`", "runs/b", 6, GatePolicy(), (), {10: (flip,)})
     assert_inert(gate_markdown(result), QID, TEXT[:97] + "...", "runs/`a`")
     assert_inert(gate_markdown(result, diff="flips (1).html"), links=("flips%20(1).html",))
     metric = parse_metric("recall@10")

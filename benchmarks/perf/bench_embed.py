@@ -25,7 +25,8 @@ from rag_bench.chunk.units import measure
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.embed.base import normalise
-from rag_bench.embed.local import TOKEN_BUDGET, MiniLMEmbedder, load_tokenizer
+from rag_bench.embed.local import MiniLMEmbedder, load_tokenizer
+from rag_bench.embed.onnx import TOKEN_BUDGET
 
 BATCH_SIZES, ROUNDS, N_SHORT, N_LONG = (1, 2, 4, 8, 32), 2, 128, 40
 GOAL = 0.95

@@ -38,6 +38,10 @@ SCRIPTS = {
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
     "strategies": "bench_strategies.py",  # S6: each retrieval strategy's share of the retrieval stage
+    "parse": "bench_parse.py",  # the parse stage against its libraries, and reuse across a parser sweep
+    "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
+    # issue 30: API embedding keeps the pipe full (fake servers in child processes)
+    "api-embed": "bench_api_embed.py",
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet

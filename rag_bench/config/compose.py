@@ -8,6 +8,7 @@ Both end in the same one-line message, with a key of another option explained
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,10 +38,30 @@ def condense(message: str) -> str:
 
 
 def explain(message: str, overrides: Sequence[str] = (), groups: Sequence[Options] = ()) -> str:
-    """A condensed message, with an unknown key named against the chosen option's settings."""
+    """A condensed message, with an unknown key named against the chosen option's settings, and the fix for
+    the usual slips (a dataset folder given as ``dataset=`` or bare)."""
     from rag_bench.config.groups import explain_unknown_key
 
-    return explain_unknown_key(message, overrides, groups)
+    return explain_unknown_key(message, overrides, groups) + usage_hint(message)
+
+
+_MISSING_DATASET = re.compile(r"Could not find 'dataset/(.+?)'")
+_BARE = re.compile(r"Error parsing override '([^']*)' missing EQUAL")
+
+
+def usage_hint(message: str) -> str:
+    """``; ...`` with the fix for a dataset option that does not exist (a folder belongs in ``dataset.path``)
+    or an argument that is not KEY=VALUE; "" otherwise."""
+    found = _MISSING_DATASET.search(message)
+    if found:
+        return f" (fix: a dataset folder of your own is dataset.path={found.group(1)}; dataset= names a bundled one)"
+    found = _BARE.search(message)
+    if found:
+        arg = found.group(1)
+        if Path(arg).expanduser().is_dir():
+            return f" (fix: arguments are KEY=VALUE; for the dataset folder {arg}: rag-bench dataset.path={arg})"
+        return " (fix: arguments are KEY=VALUE overrides, e.g. chunker.size=400; rag-bench --help lists them)"
+    return ""
 
 
 def compose(

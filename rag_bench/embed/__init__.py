@@ -1,1 +1,1 @@
-"""The embed stage: embedders (local ONNX, Voyage, fake), the vector cache, and dimension reduction."""
+"""The embed stage: embedders (local, ONNX, OpenAI-compatible, Cohere, TEI, Voyage, fake), the vector cache."""

@@ -17,11 +17,13 @@ MAX_DIMENSION = 65_536  # above any embedding model's (the largest are 4,096-16,
 
 @dataclass
 class EmbedderConfig:
-    """Every embedder: its name, model and output dimension."""
+    """Every embedder: its name, model, output dimension, and the prefixes put before its texts."""
 
     name: str = MISSING
     model: str | None = None
     dimension: int | None = None  # null = the model's native dimension
+    query_prefix: str | None = None  # put before each question; null = the model family's (embed/prefixes.py)
+    document_prefix: str | None = None  # put before each chunk; null = the model family's, "" = none
 
     def __post_init__(self) -> None:
         if self.dimension is not None and not 1 <= self.dimension <= MAX_DIMENSION:

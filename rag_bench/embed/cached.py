@@ -6,12 +6,18 @@ flight and a rerun sends only what is missing.
 Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
 twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
 process holds to it, and waits for their vectors to appear; claims of a holder that died are broken.
+
+An API embedder (one with ``submit``: ``remote.py``) keeps its workers busy: batches are claimed and
+submitted while earlier ones are in flight, up to its ``in_flight`` texts, and each is committed as
+soon as it comes back, so the pipe stays full and a killed run loses only the requests in flight.
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Container, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +32,8 @@ POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another pr
 
 @dataclass
 class EmbedStats:
-    """What one stage asked for: texts newly embedded vs served from the cache."""
+    """What one stage asked for: distinct texts newly embedded vs served from the cache (a text repeated within
+    the call is embedded, or served, once: it is neither embedded again nor "from the cache")."""
 
     embedded: int = 0
     cache_hits: int = 0
@@ -55,7 +62,7 @@ def embed_cached(
         todo = _missing(store.known(refresh=True), keys, texts)
     known = store.known()
     sent = _embed(embedder, store, todo, input_type, label)
-    stats = EmbedStats(embedded=sent, cache_hits=len(texts) - sent)
+    stats = EmbedStats(embedded=sent, cache_hits=len(set(keys)) - sent)
     out = np.stack([known[k] for k in keys]) if keys else np.zeros((0, embedder.dimension), np.float32)
     return out, stats
 
@@ -66,7 +73,7 @@ def _embed_mapped(
     """``embed_cached`` with ``memory_map``: the matrix entry of ``keys``, built from the batches when absent."""
     mapped = store.matrix(keys)
     if mapped is not None:
-        return mapped, EmbedStats(embedded=0, cache_hits=len(texts))
+        return mapped, EmbedStats(embedded=0, cache_hits=len(set(keys)))
     embedded = 0
     while True:
         todo = _missing(store.index(), keys, texts)
@@ -76,7 +83,7 @@ def _embed_mapped(
         mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
         if mapped is not None:
             store.forget()
-            return mapped, EmbedStats(embedded=embedded, cache_hits=len(texts) - embedded)
+            return mapped, EmbedStats(embedded=embedded, cache_hits=len(set(keys)) - embedded)
 
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
@@ -85,6 +92,8 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).
     """
+    if hasattr(embedder, "submit") and hasattr(embedder, "in_flight"):
+        return _embed_pipelined(embedder, store, todo, input_type, label)
     pending = dict(todo)
     sent, wait = 0, POLL_S[0]
     with progress(len(todo), label, "text") as bar:
@@ -114,6 +123,58 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 del pending[key]
             bar.update(len(arrived))
             store.claims.break_stale(pending)
+    return sent
+
+
+def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
+    """``_embed`` for an embedder with ``submit``: up to ``embedder.in_flight`` texts submitted at once,
+    ``embedder.batch_size`` per commit, each batch committed when it comes back (the oldest first).
+
+    When a batch fails, the batches already in flight are still committed as they finish, then the
+    error is raised: what was paid for is kept.
+    """
+    pending = dict(todo)
+    flying: deque[tuple[list[bytes], list[bytes], Future | None]] = deque()  # (claimed, sent, its vectors)
+    sent, wait, failure = 0, POLL_S[0], None
+    with progress(len(todo), label, "text") as bar:
+        while pending or flying:
+            while failure is None and pending and sum(len(f[0]) for f in flying) < embedder.in_flight:
+                mine = store.claims.take(pending, embedder.batch_size)
+                if not mine:
+                    break
+                known = store.refresh()  # committed by a holder that released these keys just now
+                batch = [k for k in mine if k not in known]
+                future = embedder.submit([pending[k] for k in batch], input_type) if batch else None
+                for key in mine:
+                    del pending[key]
+                flying.append((mine, batch, future))
+            if flying:
+                mine, batch, future = flying.popleft()
+                try:
+                    if future is not None:
+                        store.commit(batch, future.result())
+                        sent += len(batch)
+                        store.tally.embedded += len(batch)
+                except Exception as exc:
+                    failure = failure or exc
+                finally:
+                    store.claims.release(mine)
+                bar.update(len(mine))
+                wait = POLL_S[0]
+                continue
+            if failure is not None:
+                raise failure
+            bar.set_postfix_str("waiting for texts another process is embedding")
+            time.sleep(wait)
+            wait = min(wait * 2, POLL_S[1])
+            known = store.refresh()
+            arrived = [k for k in pending if k in known]
+            for key in arrived:
+                del pending[key]
+            bar.update(len(arrived))
+            store.claims.break_stale(pending)
+    if failure is not None:
+        raise failure
     return sent
 
 

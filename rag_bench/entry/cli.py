@@ -49,6 +49,8 @@ _WORD = re.compile(r"[A-Za-z][\w-]*")  # a bare word: a verb, never a Hydra over
 def main(argv: list[str] | None = None) -> None:
     """Console entry point."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if any(arg.startswith("@") for arg in argv) and not (argv and argv[0] in VERBS):
+        argv = with_overrides_files(argv)
     if argv[:1] == ["help"] and len(argv) > 1:
         if argv[1] not in VERBS:
             fail(ConfigError(f"help {argv[1]}: not a verb{did_you_mean(argv[1])}; the verbs: {', '.join(VERBS)}"))
@@ -64,6 +66,17 @@ def main(argv: list[str] | None = None) -> None:
     from rag_bench.entry.hydra_app import run_hydra
 
     run_hydra(["--help" if arg == HYDRA_APP_HELP else arg for arg in argv], hint=not_a_verb(argv))
+
+
+def with_overrides_files(argv: list[str]) -> list[str]:
+    """``argv`` with each ``@FILE`` replaced by the overrides in FILE (a sweep's ``winner.overrides``), in place, so
+    later arguments still override them; a file that cannot be read is one line, exit 2."""
+    from rag_bench.config.overrides import read_overrides
+
+    try:
+        return [o for arg in argv for o in (read_overrides(arg[1:]) if arg.startswith("@") else [arg])]
+    except RagBenchError as exc:
+        fail(exc)
 
 
 def run_verb(name: str, args: list[str]) -> None:

@@ -27,6 +27,9 @@ Settings: any key of the composed config, e.g. chunker.size=400 retrieval.depth=
 ENVIRONMENT = {
     "RAG_BENCH_CACHE": "the cache folder (else $XDG_CACHE_HOME/rag-bench, else ~/.cache/rag-bench)",
     "VOYAGE_API_KEY": "the key for embedder=voyage and reranker=voyage (or VOYAGE_API_KEY_PATH: a file holding it)",
+    "OPENAI_API_KEY": "the key of embedder=openai (or embedder.api_key_env names one); OPENAI_BASE_URL: its server",
+    "CO_API_KEY": "the key for embedder=cohere and reranker=cohere; CO_API_URL their server",
+    "JINA_API_KEY": "the key for reranker=jina (another variable, or none: reranker.api_key_env)",
     "ANTHROPIC_API_KEY": "the key for generator=anthropic (synthesize, rewrite, contextualize, check-generation)",
     "RAG_BENCH_QUIET": "1: no progress bars or lines (as quiet=true; TQDM_DISABLE=1 too)",
 }

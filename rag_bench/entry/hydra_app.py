@@ -164,7 +164,7 @@ def run_job(cfg) -> float:
 
     from rag_bench.config.hints import conventions_hint
     from rag_bench.config.schema import objective_name, validate
-    from rag_bench.report.run.console import console_table
+    from rag_bench.report.run.console import console_table, point_line
     from rag_bench.run_folder.fingerprint import fingerprint
     from rag_bench.run_folder.write import finished
     from rag_bench.score.names import maximised
@@ -174,6 +174,8 @@ def run_job(cfg) -> float:
     config = None
     try:
         config = validate(cfg)
+        if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
+            config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
         prints = fingerprint(config)
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
@@ -190,8 +192,11 @@ def run_job(cfg) -> float:
         if not is_write_fault(exc):
             raise
         fail_write(exc, write_hint(exc, out_dir, getattr(config, "cache_dir", None)))
-    print(console_table(payload))
-    print(f"outputs: {out_dir}")
+    if hydra_cfg.mode == RunMode.MULTIRUN:  # a sweep: one line per point, the summary table once at the end
+        print(point_line(hydra_cfg.job.num, payload, out_dir), flush=True)
+    else:
+        print(console_table(payload))
+        print(f"outputs: {out_dir}")
     return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
 
 

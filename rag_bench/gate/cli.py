@@ -1,7 +1,8 @@
 """``rag-bench gate`` and ``rag-bench compare``: parse arguments, run, print Markdown, return the exit code.
 
-gate exits 0 when every metric passes, 1 on a regression; a usage or input error is a
-RagBenchError (or an argparse error), which the ``rag-bench`` command turns into exit 2.
+gate exits 0 when every metric passes, 1 on a regression or on an inconclusive metric (unless
+``--on-inconclusive warn``); a usage or input error is a RagBenchError (or an argparse error), which the
+``rag-bench`` command turns into exit 2.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from pathlib import Path
 from rag_bench.core import files
 from rag_bench.core.errors import ConfigError
 from rag_bench.gate.compare import DEFAULT_METRICS, compare_runs
-from rag_bench.gate.gate import DEFAULT_MAX_DROP, DEFAULT_METRIC, check_unique, load_rules, make_rules, run_gate
+from rag_bench.gate.gate import MODES, ON_INCONCLUSIVE, GatePolicy, run_gate
 from rag_bench.gate.render import compare_markdown, gate_junit, gate_markdown
+from rag_bench.gate.rules import DEFAULT_MAX_DROP, DEFAULT_METRIC, check_unique, load_rules, make_rules
 from rag_bench.run_folder.runs import load_run
 from rag_bench.score.names import parse_metric
 
@@ -39,6 +41,23 @@ def gate_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", help="YAML/JSON list of {metric: NAME, max_drop: X}")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random sign flips (default 0)")
+    parser.add_argument(
+        "--on-inconclusive",
+        choices=ON_INCONCLUSIVE,
+        default="fail",
+        help="a drop beyond the margin that the test cannot confirm: fail (default) or warn (exit 0)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default="superiority",
+        help="superiority (default): fail on a confirmed drop; non-inferiority: pass only a drop shown within margin",
+    )
+    parser.add_argument(
+        "--same-questions",
+        action="store_true",
+        help="refuse runs whose question sets differ (default: gate the shared)",
+    )
     parser.add_argument("--junit", help="write JUnit XML to this file")
     parser.add_argument("--diff", help="write the flipped questions side by side (rag-bench diff) to this HTML file")
     return parser
@@ -51,7 +70,8 @@ def gate_main(argv: list[str]) -> int:
         return code
     from_file = load_rules(args.config) if args.config else ()
     rules = check_unique(from_file + make_rules(args.metric, args.max_drop))
-    result = run_gate(load_run(args.baseline), load_run(args.current), rules, alpha=args.alpha, seed=args.seed)
+    policy = GatePolicy(args.alpha, args.seed, args.on_inconclusive, args.mode, args.same_questions)
+    result = run_gate(load_run(args.baseline), load_run(args.current), rules, policy)
     if args.diff:
         from rag_bench.report.diff.cli import write_diff
 
@@ -81,6 +101,9 @@ def compare_parser() -> argparse.ArgumentParser:
         help="seed of the paired tests: sign flips and the interval of each delta (default 0); each run's own "
         "interval is the one it wrote, with its own seed and resamples",
     )
+    parser.add_argument(
+        "--same-questions", action="store_true", help="refuse runs whose question sets differ (default: the shared)"
+    )
     return parser
 
 
@@ -90,7 +113,8 @@ def compare_main(argv: list[str]) -> int:
     if args is None:
         return code
     metrics = [parse_metric(name) for name in args.metric or DEFAULT_METRICS]
-    comparison = compare_runs([load_run(r) for r in args.runs], metrics, alpha=args.alpha, seed=args.seed)
+    runs = [load_run(r) for r in args.runs]
+    comparison = compare_runs(runs, metrics, alpha=args.alpha, seed=args.seed, same_questions=args.same_questions)
     print(compare_markdown(comparison), end="")
     return PASSED
 

@@ -1,5 +1,8 @@
 """Compare runs: each metric's mean and 95% interval per run, and paired tests against the first run.
 
+The paired tests are on the questions every run shares (same id, text and labels); the questions only
+some runs scored are listed (``runs.question_sets``).
+
 A run's own mean and interval are the ones it printed and wrote (``runs.own_summary``: its
 questions in its order, its ``bootstrap`` resamples and ``seed``), so a run shows one interval
 wherever it is shown; ``--seed`` seeds the paired tests and their intervals.
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.run_folder.runs import Run, common_questions, labelled, metric_values, own_summary
+from rag_bench.run_folder.runs import QuestionSets, Run, labelled, metric_values, own_summary, question_sets
 from rag_bench.score.names import Metric
 from rag_bench.score.paired import holm, paired_test
 
@@ -48,18 +51,22 @@ class Comparison:
     alpha: float
     cells: tuple[Cell, ...]  # metric-major: every run for the first metric, then the next
     n_probes: int = 0  # filtered questions without labels: in leak@k only
+    questions: QuestionSets | None = None  # what the runs share, and the questions only some scored
 
 
-def compare_runs(runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 0.05, seed: int = 0) -> Comparison:
+def compare_runs(
+    runs: Sequence[Run], metrics: Sequence[Metric], alpha: float = 0.05, seed: int = 0, same_questions: bool = False
+) -> Comparison:
     """Per metric: each run's mean with its interval, and each later run vs the first, Holm-corrected."""
     if len(runs) < 2:
         raise ConfigError(f"compare needs at least two runs (got {len(runs)}): rag-bench compare RUN RUN [RUN...]")
     if not 0 < alpha < 1:
         raise ConfigError(f"--alpha ({alpha}) must be between 0 and 1, e.g. 0.05")
-    ids = common_questions(list(runs))
+    sets = question_sets(list(runs), same_questions)
+    ids = sets.shared
     cells = [cell for metric in metrics for cell in _metric_cells(runs, ids, metric, seed)]
     n_labelled = int(labelled(runs[0]).loc[ids].sum())
-    return Comparison(tuple(r.label for r in runs), n_labelled, alpha, tuple(cells), len(ids) - n_labelled)
+    return Comparison(tuple(r.label for r in runs), n_labelled, alpha, tuple(cells), len(ids) - n_labelled, sets)
 
 
 def _metric_cells(runs: Sequence[Run], ids: list[str], metric: Metric, seed: int) -> list[Cell]:

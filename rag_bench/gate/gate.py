@@ -1,8 +1,19 @@
-"""The gate: per metric, fail only on a drop beyond its margin that a paired test says is real.
+"""The gate: per metric, one of three verdicts (docs/ci-gate.md argues the rules and their defaults).
 
-A metric regresses when ``mean(baseline) - mean(current) > max_drop`` and the one-sided
-sign-flip test of the per-question differences (``rag_bench.score.paired``) gives p < alpha.
-Each metric is tested at alpha on its own (no correction across the gated metrics).
+With the drop ``mean(baseline) - mean(current)`` and the one-sided sign-flip test of the per-question
+differences (``rag_bench.score.paired``), each metric at level alpha on its own:
+
+- pass: no drop, or a drop within ``max_drop``;
+- regression: a drop beyond ``max_drop`` that the test confirms (p < alpha);
+- inconclusive: a drop beyond ``max_drop`` that the test cannot confirm (the question set is too small or the
+  change too noisy to tell). ``on_inconclusive`` decides: ``fail`` (the default) or ``warn``.
+
+In ``non-inferiority`` mode the burden of proof is reversed: a metric passes only when the data show its drop
+is within the margin (the sign-flip test of ``d + max_drop`` > 0 gives p < alpha); a confirmed drop beyond
+the margin is a regression, anything else inconclusive.
+
+Beside each verdict: the smallest drop the shared questions could detect at alpha with 80% power
+(``score.paired.detectable_drop``, with the spread of the per-question differences, ``_spread``).
 
 A metric where lower is better (``leak@k``) is held under a ceiling instead: ``{metric: leak@10,
 max: 0}`` fails whenever the current run's mean exceeds ``max`` (no test: one leaked chunk is a leak).
@@ -12,41 +23,55 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.gate.rules import GateRule
 from rag_bench.run_folder.runs import (
+    QuestionSets,
     Run,
-    common_questions,
     first_hit_ranks,
     hits_at,
     labelled,
     metric_values,
+    question_sets,
     question_texts,
 )
-from rag_bench.score.names import Metric, higher_is_better, parse_metric
-from rag_bench.score.paired import paired_test
+from rag_bench.score.paired import detectable_drop, paired_test
 
-DEFAULT_METRIC = "recall@10"
-DEFAULT_MAX_DROP = 0.02
 FLIP_K = 10  # hit@k used for flipped questions when a gated metric has no k
+POWER = 0.8  # of the smallest detectable drop printed beside each verdict
+MODES = ("superiority", "non-inferiority")
+ON_INCONCLUSIVE = ("fail", "warn")
 _EPS = 1e-12  # a drop equal to the margin up to rounding is within it
+PASSING = ("no drop", "within margin", "under ceiling", "non-inferior")
 
 
 @dataclass(frozen=True)
-class GateRule:
-    """Gate one metric: its mean may drop by at most ``max_drop`` (absolute)."""
+class GatePolicy:
+    """How the gate decides: the test's level and seed, what an inconclusive metric does, which hypothesis
+    carries the burden of proof, and whether a question set that changed is refused."""
 
-    metric: Metric
-    max_drop: float
-    ceiling: float | None = None  # lower-is-better metrics: the current mean may not exceed it
+    alpha: float = 0.05
+    seed: int = 0
+    on_inconclusive: str = "fail"  # fail | warn
+    mode: str = "superiority"  # superiority: fail on a confirmed drop; non-inferiority: pass on a confirmed small one
+    same_questions: bool = False  # refuse runs whose question sets differ (default: gate the shared ones)
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise ConfigError(f"--alpha ({self.alpha}) must be between 0 and 1, e.g. 0.05")
+        if self.on_inconclusive not in ON_INCONCLUSIVE:
+            raise ConfigError(f"--on-inconclusive ({self.on_inconclusive!r}) must be one of: fail, warn")
+        if self.mode not in MODES:
+            raise ConfigError(f"--mode ({self.mode!r}) must be one of: {', '.join(MODES)}")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome for one metric; ``status`` is no drop | within margin | not significant | regression."""
+    """The outcome for one metric; ``status`` is no drop | within margin | non-inferior | under ceiling (pass),
+    regression, or inconclusive."""
 
     rule: GateRule
     n: int
@@ -55,12 +80,17 @@ class Verdict:
     delta: float  # mean(current - baseline)
     ci_low: float
     ci_high: float
-    p_value: float  # one-sided: current lower than baseline
+    p_value: float  # one-sided: current lower than baseline (non-inferiority mode: the drop exceeds the margin)
     status: str
+    detectable: float = float("nan")  # the smallest drop these questions detect at alpha with 80% power
 
     @property
     def regressed(self) -> bool:
         return self.status == "regression"
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.status == "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -78,91 +108,45 @@ class Flip:
 class GateResult:
     baseline: str
     current: str
-    n_questions: int  # labelled questions both runs scored
-    alpha: float
+    n_questions: int  # labelled questions both runs scored (the shared ones)
+    policy: GatePolicy
     verdicts: tuple[Verdict, ...]
     flips: dict[int, tuple[Flip, ...]]  # k -> flips of hit@k, lost first
     n_probes: int = 0  # filtered questions without labels: in leak@k only
+    questions: QuestionSets | None = None  # what the two runs share, added, removed, changed
+
+    @property
+    def alpha(self) -> float:
+        return self.policy.alpha
+
+    @property
+    def regressed(self) -> bool:
+        return any(v.regressed for v in self.verdicts)
+
+    @property
+    def inconclusive(self) -> bool:
+        return any(v.inconclusive for v in self.verdicts)
 
     @property
     def passed(self) -> bool:
-        return not any(v.regressed for v in self.verdicts)
+        """No regression, and no inconclusive metric unless the policy only warns of them."""
+        return not self.regressed and not (self.inconclusive and self.policy.on_inconclusive == "fail")
+
+    @property
+    def headline(self) -> str:
+        """PASS, REGRESSION or INCONCLUSIVE (with ``, warned`` when the policy lets it pass)."""
+        if self.regressed:
+            return "REGRESSION"
+        if self.inconclusive:
+            return "INCONCLUSIVE" + (", warned" if self.policy.on_inconclusive == "warn" else "")
+        return "PASS"
 
 
-def make_rules(metrics: Sequence[str], max_drops: Sequence[float]) -> tuple[GateRule, ...]:
-    """Pair ``--metric`` with ``--max-drop`` in order; no max drops at all means the default for each."""
-    if max_drops and len(max_drops) != len(metrics):
-        raise ConfigError(
-            f"each --metric needs its own --max-drop (got {len(metrics)} --metric, {len(max_drops)} --max-drop)"
-        )
-    drops = list(max_drops) if max_drops else [DEFAULT_MAX_DROP] * len(metrics)
-    return tuple(_rule(name, drop, "--max-drop") for name, drop in zip(metrics, drops, strict=True))
-
-
-def _rule(name: object, max_drop: object, where: str) -> GateRule:
-    if not isinstance(name, str):
-        raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as recall@10")
-    metric = parse_metric(name)
-    if not higher_is_better(metric):
-        raise ConfigError(
-            f"{where}: {metric} is lower-is-better; hold it under a ceiling with {{metric: {metric}, max: 0}}"
-        )
-    if isinstance(max_drop, bool) or not isinstance(max_drop, int | float) or not 0 <= max_drop <= 1:
-        raise ConfigError(f"{where}: max_drop of {metric} ({max_drop!r}) must be a number from 0 to 1, e.g. 0.02")
-    return GateRule(metric, float(max_drop))
-
-
-def _ceiling_rule(name: object, ceiling: object, where: str) -> GateRule:
-    if not isinstance(name, str):
-        raise ConfigError(f"{where}: metric ({name!r}) must be a metric name such as leak@10")
-    metric = parse_metric(name)
-    if higher_is_better(metric):
-        raise ConfigError(f"{where}: {metric} is higher-is-better; gate it with max_drop, not max")
-    if isinstance(ceiling, bool) or not isinstance(ceiling, int | float) or not 0 <= ceiling <= 1:
-        raise ConfigError(f"{where}: max of {metric} ({ceiling!r}) must be a number from 0 to 1, e.g. 0")
-    return GateRule(metric, 0.0, float(ceiling))
-
-
-def load_rules(path: str | Path) -> tuple[GateRule, ...]:
-    """Rules from a YAML or JSON list of ``{metric: recall@10, max_drop: 0.02}``."""
-    import yaml
-
-    path = Path(path)
-    try:
-        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"gate config {path} cannot be read ({exc.strerror})") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"gate config {path} is not valid YAML or JSON ({exc})") from exc
-    if not isinstance(entries, list) or not entries:
-        raise ConfigError(f"gate config {path} must be a non-empty list of {{metric: NAME, max_drop: X}} entries")
-    rules = []
-    for i, entry in enumerate(entries, start=1):
-        where = f"gate config {path} entry {i}"
-        if isinstance(entry, dict) and set(entry) == {"metric", "max"}:
-            rules.append(_ceiling_rule(entry["metric"], entry["max"], where))
-            continue
-        if not isinstance(entry, dict) or set(entry) != {"metric", "max_drop"}:
-            raise ConfigError(f"{where} ({entry!r}) must have exactly the keys metric, max_drop (or metric, max)")
-        rules.append(_rule(entry["metric"], entry["max_drop"], where))
-    return tuple(rules)
-
-
-def check_unique(rules: Sequence[GateRule]) -> tuple[GateRule, ...]:
-    """``rules``, or the default rule when empty; a ConfigError when a metric is gated twice."""
-    names = [str(r.metric) for r in rules]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ConfigError(f"metric {', '.join(twice)} is gated more than once; keep one max_drop per metric")
-    return tuple(rules) or (GateRule(parse_metric(DEFAULT_METRIC), DEFAULT_MAX_DROP),)
-
-
-def run_gate(baseline: Run, current: Run, rules: Sequence[GateRule], alpha: float = 0.05, seed: int = 0) -> GateResult:
-    """Verdict per rule, and the questions whose hit@k flipped for each k the rules use."""
-    if not 0 < alpha < 1:
-        raise ConfigError(f"--alpha ({alpha}) must be between 0 and 1, e.g. 0.05")
-    ids = common_questions([baseline, current])
-    verdicts = tuple(_verdict(baseline, current, ids, rule, alpha, seed) for rule in rules)
+def run_gate(baseline: Run, current: Run, rules: Sequence[GateRule], policy: GatePolicy = GatePolicy()) -> GateResult:
+    """Verdict per rule on the questions both runs share, and the questions whose hit@k flipped."""
+    sets = question_sets([baseline, current], policy.same_questions)
+    ids = sets.shared
+    verdicts = tuple(_verdict(baseline, current, ids, rule, policy) for rule in rules)
     ks = sorted({rule.metric.k or FLIP_K for rule in rules})
     texts = question_texts(baseline) or question_texts(current)
     n_labelled = int(labelled(baseline).loc[ids].sum())
@@ -170,14 +154,15 @@ def run_gate(baseline: Run, current: Run, rules: Sequence[GateRule], alpha: floa
         baseline=baseline.label,
         current=current.label,
         n_questions=n_labelled,
-        alpha=alpha,
+        policy=policy,
         verdicts=verdicts,
         flips={k: flipped(baseline, current, ids, k, texts) for k in ks},
         n_probes=len(ids) - n_labelled,
+        questions=sets,
     )
 
 
-def _verdict(baseline: Run, current: Run, ids: list[str], rule: GateRule, alpha: float, seed: int) -> Verdict:
+def _verdict(baseline: Run, current: Run, ids: list[str], rule: GateRule, policy: GatePolicy) -> Verdict:
     before = metric_values(baseline, rule.metric).loc[ids].to_numpy()
     after = metric_values(current, rule.metric).loc[ids].to_numpy()
     keep = np.isfinite(before) & np.isfinite(after)  # questions the metric does not apply to are NaN
@@ -186,21 +171,42 @@ def _verdict(baseline: Run, current: Run, ids: list[str], rule: GateRule, alpha:
             f"metric {rule.metric} has no value on any question of {baseline.label} and {current.label} "
             "(character metrics need evidence spans); gate another metric"
         )
-    test = paired_test(before[keep], after[keep], alternative="less", seed=seed)
-    drop = -test.delta
-    if rule.ceiling is not None:  # lower is better: the current mean itself is held down
+    before, after = before[keep], after[keep]
+    test = paired_test(before, after, alternative="less", seed=policy.seed)
+    detectable = detectable_drop(_spread(before, after), test.n, policy.alpha, POWER)
+    drop, p_value = -test.delta, test.p_value
+    if rule.ceiling is not None:  # lower is better: the current mean itself is held down (no test, no power)
         status = "regression" if test.current > rule.ceiling + _EPS else "under ceiling"
+        detectable = float("nan")
+    elif policy.mode == "non-inferiority":
+        # the drop is within the margin when current + margin beats baseline, confirmed by the test
+        p_value = paired_test(before, after + rule.max_drop, alternative="greater", seed=policy.seed).p_value
+        if p_value < policy.alpha:
+            status = "non-inferior"
+        elif drop > rule.max_drop + _EPS and test.p_value < policy.alpha:
+            status = "regression"
+        else:
+            status = "inconclusive"
     elif not drop > 0:
         status = "no drop"
     elif drop <= rule.max_drop + _EPS:
         status = "within margin"
-    elif test.p_value >= alpha:
-        status = "not significant"
     else:
-        status = "regression"
+        status = "regression" if test.p_value < policy.alpha else "inconclusive"
     return Verdict(
-        rule, test.n, test.baseline, test.current, test.delta, test.ci_low, test.ci_high, test.p_value, status
+        rule, test.n, test.baseline, test.current, test.delta, test.ci_low, test.ci_high, p_value, status, detectable
     )
+
+
+def _spread(before: np.ndarray, after: np.ndarray) -> float:
+    """The spread a drop is detected against: sqrt(mean(d^2)) of the paired differences d, the standard deviation
+    the sign-flip test's statistic has under the null (each d_i as likely as -d_i); for a hit metric,
+    sqrt(share of questions that changed). When no question changed, that of the scores themselves times
+    sqrt(2) (two independent runs of that spread: an upper bound of what a change gives)."""
+    diff = after - before
+    if np.any(diff != 0):
+        return float(np.sqrt(np.mean(diff**2)))
+    return float(np.std(before, ddof=1) * np.sqrt(2)) if len(before) > 1 else float("nan")
 
 
 def flipped(baseline: Run, current: Run, ids: list[str], k: int, texts: dict[str, str]) -> tuple[Flip, ...]:

@@ -18,28 +18,43 @@ TEXT_WIDTH = 100  # question text is cut to this many characters in tables
 VERDICT_TEXT = {
     "no drop": "pass: no drop",
     "within margin": "pass: within margin",
+    "non-inferior": "pass: drop shown within margin",
     "under ceiling": "pass: at or under its ceiling",
-    "not significant": "pass: drop not significant",
+    "inconclusive": "**INCONCLUSIVE**: drop beyond margin, not confirmed",
     "regression": "**FAIL**: regression",
 }
+RULES = {
+    "superiority": "A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
+    "gives p < {alpha:g}; a drop beyond the margin that the test cannot confirm is inconclusive.",
+    "non-inferiority": "A metric passes only when a one-sided paired sign-flip test shows its drop is within the "
+    "allowed margin (p < {alpha:g}); a confirmed drop beyond it fails, anything else is inconclusive.",
+}
+SHOW_QUESTIONS = 10  # question ids listed per added, removed or changed set
 
 
 def gate_markdown(result: GateResult, diff: str | None = None) -> str:
     """The verdict table, the questions that flipped at each k, and where to see them side by side."""
-    failed = [v for v in result.verdicts if v.regressed]
-    head = "PASS" if result.passed else f"FAIL ({len(failed)} of {len(result.verdicts)} metrics regressed)"
     lines = [
-        f"### rag-bench gate: {head}",
+        f"### rag-bench gate: {_headline(result)}",
         "",
         f"Baseline {md_code(result.baseline)} vs current {md_code(result.current)} on {result.n_questions} "
-        f"labelled questions{probes(result.n_probes)}. "
-        f"A metric fails when its drop exceeds the allowed margin and a one-sided paired sign-flip test "
-        f"gives p < {result.alpha:g}.",
+        f"labelled questions{probes(result.n_probes)}. " + RULES[result.policy.mode].format(alpha=result.alpha),
+        *question_set_lines(result.questions),
         "",
-        "| metric | baseline | current | delta | 95% interval of delta | p-value | max drop | verdict |",
-        "|---|---:|---:|---:|---|---:|---:|---|",
+        "| metric | baseline | current | delta | 95% interval of delta | p-value | max drop | detectable drop "
+        "| verdict |",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|",
     ]
     lines += [_verdict_row(v) for v in result.verdicts]
+    lines += [
+        "",
+        f"Detectable drop: the smallest drop these {result.n_questions} questions detect at p < {result.alpha:g} "
+        "with 80% power (from the spread of the per-question differences); a margin below it cannot be confirmed, "
+        "so a drop past the margin reads inconclusive until the question set grows "
+        "(rag-bench dataset-stats --detect DROP says how many questions a drop needs).",
+    ]
+    if result.inconclusive and result.policy.on_inconclusive == "warn":
+        lines += ["", "Inconclusive metrics are warned of, not failed (--on-inconclusive warn)."]
     for k, flips in result.flips.items():
         lines += ["", *_flip_table(k, flips)]
     if diff:
@@ -57,11 +72,36 @@ def _limit(v: Verdict, prefix: str = "") -> str:
     return f"max {v.rule.ceiling:.3f}" if v.rule.ceiling is not None else f"{prefix}{v.rule.max_drop:.3f}"
 
 
+def _headline(result: GateResult) -> str:
+    """PASS, REGRESSION (n of m metrics), INCONCLUSIVE (n of m; failed or warned)."""
+    m = len(result.verdicts)
+    if result.regressed:
+        return f"REGRESSION ({sum(v.regressed for v in result.verdicts)} of {m} metrics regressed)"
+    if result.inconclusive:
+        n = sum(v.inconclusive for v in result.verdicts)
+        how = "warned, not failed" if result.policy.on_inconclusive == "warn" else "failed: the data cannot tell"
+        return f"INCONCLUSIVE ({n} of {m} metrics: {how})"
+    return "PASS"
+
+
+def question_set_lines(sets) -> list[str]:
+    """The questions the runs did not share: added, removed and changed ones (nothing when the sets are equal)."""
+    if sets is None or sets.same:
+        return []
+    parts = [
+        f"{name} {len(ids)} ({', '.join(md_text(q) for q in ids[:SHOW_QUESTIONS])}"
+        f"{', ...' if len(ids) > SHOW_QUESTIONS else ''})"
+        for name, ids in (("added", sets.added), ("removed", sets.removed), ("changed", sets.changed))
+        if ids
+    ]
+    return ["", f"The question sets differ; compared on the {len(sets.shared)} shared questions. " + "; ".join(parts)]
+
+
 def _verdict_row(v: Verdict) -> str:
     return (
         f"| {v.rule.metric} | {_num(v.baseline)} | {_num(v.current)} | {_signed(v.delta)} | "
         f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}] | {_p(v.p_value)} | {_limit(v)} | "
-        f"{VERDICT_TEXT[v.status]} |"
+        f"{_num(v.detectable)} | {VERDICT_TEXT[v.status]} |"
     )
 
 
@@ -85,8 +125,11 @@ def _flip_table(k: int, flips: tuple[Flip, ...]) -> list[str]:
 
 
 def gate_junit(result: GateResult) -> str:
-    """JUnit XML: one testcase per gated metric, a <failure> on each regression."""
-    failures = sum(v.regressed for v in result.verdicts)
+    """JUnit XML: one testcase per gated metric, a <failure> on each regression and on each inconclusive metric
+    the policy fails (a warned one is a passing testcase saying so)."""
+    fails_inconclusive = result.policy.on_inconclusive == "fail"
+    failing = [v for v in result.verdicts if v.regressed or (v.inconclusive and fails_inconclusive)]
+    failures = len(failing)
     counts = {"tests": str(len(result.verdicts)), "failures": str(failures), "errors": "0", "skipped": "0"}
     root = ET.Element("testsuites", {"name": "rag-bench gate", **counts})
     suite = ET.SubElement(root, "testsuite", {"name": "rag-bench gate", **counts})
@@ -97,8 +140,8 @@ def gate_junit(result: GateResult) -> str:
             f"[{_signed(v.ci_low)}, {_signed(v.ci_high)}], p {_p(v.p_value)}, {_limit(v, 'max drop ')}: "
             f"{v.status}"
         )
-        if v.regressed:
-            failure = ET.SubElement(case, "failure", {"message": summary, "type": "regression"})
+        if v in failing:
+            failure = ET.SubElement(case, "failure", {"message": summary, "type": v.status})
             failure.text = _flip_text(result, v)
         else:
             ET.SubElement(case, "system-out").text = summary
@@ -128,6 +171,7 @@ def compare_markdown(comparison: Comparison) -> str:
     lines = [
         f"### rag-bench compare: {len(comparison.runs)} runs on {comparison.n_questions} labelled questions"
         f"{probes(comparison.n_probes)}",
+        *question_set_lines(comparison.questions),
         "",
         f"Each run vs {md_code(first)}: two-sided paired sign-flip test; p (Holm) is corrected across the "
         f"{len(comparison.runs) - 1} compared runs; * marks p (Holm) < {comparison.alpha:g}.",

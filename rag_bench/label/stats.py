@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +22,14 @@ from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.markdown import md_text
 from rag_bench.core.types import Dataset
+from rag_bench.core.workspace import Workspace
 from rag_bench.data.bundled import bundled_names, dataset_folder
 from rag_bench.data.native import load_dataset
 from rag_bench.label.overlap import copied_share
+from rag_bench.label.parse_stats import lost_lines, parser_rows, parser_table
+from rag_bench.parse.registry import PARSERS
+from rag_bench.parse.run import ParseRun
+from rag_bench.score.paired import questions_needed
 
 PERCENTILES = (10, 25, 50, 75, 90)
 BUCKETS = ((0.0, 0.25, "0-25%"), (0.25, 0.5, "25-50%"), (0.5, 0.75, "50-75%"), (0.75, 1.01, "75-100%"))
@@ -72,6 +78,7 @@ class Health:
     copied_share: Distribution
     copied_buckets: dict[str, int]
     mostly_copied: int  # questions whose copied share >= MOSTLY_COPIED
+    by_parser: list[dict] = field(default_factory=list)  # --parsers: per parser (label/parse_stats.py)
 
 
 def health(dataset: Dataset) -> Health:
@@ -148,6 +155,7 @@ def tables(h: Health) -> list[tuple[str, list[str], list[list[str]]]]:
         ]),
         (f"By document (top {SHOW_DOCUMENTS}; {unused} of {h.documents} documents hold no evidence)",
          ["document", "questions"], [[d, str(v)] for d, v in list(h.by_document.items())[:SHOW_DOCUMENTS]]),
+        *([parser_table(h.by_parser)] if h.by_parser else []),
     ]  # fmt: skip
 
 
@@ -190,16 +198,54 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("dataset", help="dataset folder (or a bundled dataset name)")
     parser.add_argument("--questions", type=Path, help="questions file (default DATASET/questions.jsonl)")
     parser.add_argument("--out", type=Path, help="also write the report: FILE.md (Markdown) or FILE.json")
+    parser.add_argument("--detect", type=float, help="a drop of a hit metric (e.g. 0.05): the questions it needs")
+    parser.add_argument(
+        "--discordance", type=float, help="share of questions a change flips (default 2 x --detect)", default=None
+    )
+    parser.add_argument("--alpha", type=float, default=0.05, help="the gate's significance level (default 0.05)")
+    parser.add_argument(
+        "--parsers", help="parsers to compare on the files in docs/, e.g. auto,layout (default: the default parser)"
+    )
     args = parser.parse_args(list(argv))
     if args.out is not None and args.out.suffix not in FORMATS:
         raise ConfigError(f"--out ({args.out}) must end in {' or '.join(FORMATS)}")
+    need = None if args.detect is None else questions_to_detect(args.detect, args.discordance, args.alpha)
     folder = Path(args.dataset)
     if not folder.is_dir() and args.dataset in bundled_names():
         folder = dataset_folder(args.dataset, None)
-    report = health(load_dataset(folder, questions=args.questions))
+    names = [n.strip() for n in (args.parsers or PARSERS.default).split(",") if n.strip()]
+    for name in names:
+        PARSERS.settings(name)  # an unknown parser is a one-line error before any work
+    cache = Workspace.open(None).cache
+    report = health(load_dataset(folder, questions=args.questions, parse=ParseRun(PARSERS.settings(names[0]), cache)))
+    report = replace(report, by_parser=parser_rows(folder, names, args.questions, cache))
     print(console(report))
+    if need is not None:
+        have = report.with_spans + report.judged_only  # the questions a gate scores
+        share = 2 * args.detect if args.discordance is None else args.discordance
+        verdict = "enough" if have >= need else f"{need - have} more needed"
+        print(
+            f"\nto confirm a drop of {args.detect:g} in a hit metric (p < {args.alpha:g}, 80% power) when {share:.0%} "
+            f"of the questions change: {need} questions; this set has {have} ({verdict})"
+        )
+    for line in lost_lines(report.by_parser):
+        print(line)
     if args.out is not None:
         text = FORMATS[args.out.suffix](report).encode("utf-8")
         atomic_write(args.out, lambda handle: handle.write(text))
         print(f"\nwrote {args.out}")
     return 0
+
+
+def questions_to_detect(drop: float, discordance: float | None, alpha: float) -> int:
+    """How many questions the gate needs to confirm a drop of ``drop`` in a hit metric (``score.paired``): a
+    change that flips a share ``discordance`` of the questions (lost and gained; default 2 x drop) has
+    per-question differences of spread sqrt(discordance), so n = ((z_{1-alpha} + z_{0.8}) * sqrt(discordance)
+    / drop)^2."""
+    share = 2 * drop if discordance is None else discordance
+    if not 0 < drop < 1 or not drop <= share <= 1 or not 0 < alpha < 1:
+        raise ConfigError(
+            f"--detect ({drop}) must lie in (0, 1), --discordance ({share}) between it and 1 (a net drop needs at "
+            f"least that share of questions to change), --alpha ({alpha}) in (0, 1)"
+        )
+    return questions_needed(math.sqrt(share), drop, alpha, 0.8)

@@ -37,6 +37,7 @@ class Stats:
     retriever: str = ""  # what produced the ranking: "bm25", "http http://...", "hybrid(external run.jsonl, bm25)"
     retrieval: dict[str, dict] = field(default_factory=dict)  # retriever name -> what only it reports (details)
     strategies: dict[str, dict] = field(default_factory=dict)  # expand, diversity -> option, cost, chars returned
+    parse: dict[str, object] = field(default_factory=dict)  # files parsed and from cache, evidence lost (run.py)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

@@ -1,4 +1,5 @@
-"""The reference pipeline, wired in plain Python: chunk -> embed -> index -> retrieve -> fuse -> rerank -> score."""
+"""The reference pipeline, wired in plain Python: parse -> chunk -> embed -> index -> retrieve -> fuse -> rerank
+-> score."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from rag_bench.embed.base import Embedder, Tokenizing
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.embed.store import vector_store
+from rag_bench.parse.run import ParseRun
 from rag_bench.pipeline.result import RunResult, Stats
 from rag_bench.remote.usage import Metered
 from rag_bench.rerank.base import CutRerankerConfig, Prefetching, rerank
@@ -50,7 +52,9 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     embedded_before = ws.tally.embedded
     with stats.stage("load"):
         folder = cfg.dataset.folder
-        dataset = load(cfg.dataset, ws)
+        parse = ParseRun(cfg.parser, ws.cache)
+        dataset = load(cfg.dataset, ws, parse)
+        stats.parse = parse_stats(parse, dataset)
         if cfg.objective is not None:  # an objective asked for must be measured (never a silent NaN)
             check_measured(cfg.objective, dataset, cfg.ks, cfg.budgets, "objective")
         embedder = ws.remember("embedder", digest(asdict(cfg.embedder)), lambda: EMBEDDERS.build(cfg.embedder))
@@ -91,6 +95,29 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     files = {name: text for part in stages.values() for name, text in part.stats.files.items()}
     reusable = all(part.stats.keyed for part in (found.parts or {retriever.name: found}).values())
     return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files, reusable)
+
+
+def parse_stats(parse: ParseRun, dataset: Dataset) -> dict[str, object]:
+    """What the parse stage did in this run (nothing when the dataset was kept from an earlier point) and what
+    the parse kept of the evidence: excerpts located and lost, evidence characters kept."""
+    counts = parse.counts
+    spans = [(q, len(s)) for q in dataset.questions for s in q.spans]
+    lost = [len(x) for q in dataset.questions for x in q.lost]
+    total = sum(n for _, n in spans) + sum(lost)
+    return {
+        "parser": parse.settings.name,
+        "files_parsed": counts.parsed,
+        "files_from_cache": counts.cached,
+        "files_failed": list(counts.failed),
+        "pages": counts.pages,
+        "empty_pages": counts.empty_pages,
+        "repeated_lines_removed": counts.removed_lines,
+        "near_duplicates": counts.duplicates,
+        "parse_seconds": round(counts.seconds, 4),
+        "evidence_lost": len(lost),
+        "evidence_located": len(spans),
+        "evidence_chars_kept": round(1 - sum(lost) / total, 6) if total else None,
+    }
 
 
 def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dict[str, Candidates]:

@@ -1,1 +1,1 @@
-"""Remote model APIs (Voyage, Anthropic): keys, official clients, retries, usage and prices."""
+"""Remote model APIs (Voyage, OpenAI, Cohere, HTTP, Anthropic): keys, clients, retries, pacing, usage, prices."""

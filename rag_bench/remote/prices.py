@@ -22,10 +22,11 @@ class Price:
     """USD per million tokens of one model: ``input`` (every billed token of an embedding or reranking
     model), and for a language model ``output`` and the prompt cache's write and read prices."""
 
-    input: float
+    input: float = 0.0
     output: float | None = None
     cache_write: float | None = None  # None: CACHE_WRITE x input
     cache_read: float | None = None  # None: CACHE_READ x input
+    search: float | None = None  # USD per search unit (a rerank billed by searches: Cohere), not per token
 
     def per_kind(self) -> dict[str, float]:
         """Price by token kind (``TOKEN_KINDS``), the cache prices filled in."""
@@ -39,7 +40,8 @@ class Price:
 
 @cache
 def price_table() -> dict[str, Price]:
-    """Model -> its price, from ``configs/prices.yaml`` (a number, or {input, output[, cache_write, cache_read]})."""
+    """Model -> its price, from ``configs/prices.yaml`` (a number, or {input, output[, cache_write, cache_read]},
+    or {search} for a reranker billed per search)."""
     import yaml
 
     from rag_bench.core.paths import project_folder
@@ -60,6 +62,12 @@ def price_per_million(model: str, override: float | None) -> float | None:
         return override
     price = price_table().get(model)
     return None if price is None else price.input
+
+
+def price_per_search(model: str) -> float | None:
+    """USD per search unit of a reranker billed by searches (the table's ``search``), else None."""
+    price = price_table().get(model)
+    return None if price is None else price.search
 
 
 def model_price(model: str | None, input_price: float | None = None, output_price: float | None = None) -> Price | None:

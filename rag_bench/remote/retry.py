@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TypeVar
 
+from rag_bench.remote.pace import Pacer
 from rag_bench.remote.usage import Usage
 
 log = logging.getLogger(__name__)
@@ -50,13 +51,16 @@ class Verdict:
     retry: bool
     reason: str
     retry_after: float | None = None
+    setting: bool = False  # the request was refused for a setting the user can fix (the reason names it)
+    headers: dict[str, str] | None = None  # the answer's headers, lower-cased names (rate limits announced)
 
 
 class CallFailed(Exception):
     """A call failed for good: ``reason``, after ``attempts`` attempts in ``seconds``."""
 
-    def __init__(self, reason: str, attempts: int, seconds: float) -> None:
+    def __init__(self, reason: str, attempts: int, seconds: float, setting: bool = False) -> None:
         self.reason, self.attempts, self.seconds = reason, attempts, seconds
+        self.setting = setting  # a setting the user can fix was refused (the reason names it)
         super().__init__(f"{reason} ({attempts} attempt{'s' * (attempts > 1)} in {seconds:.1f} s)")
 
 
@@ -66,13 +70,18 @@ def call_with_retries(
     classify: Callable[[Exception], Verdict | None],
     usage: Usage | None = None,
     label: str = "request",
+    pacer: Pacer | None = None,
 ) -> T:
     """``call()``, retried as the module docstring says; CallFailed when it fails for good.
 
     ``classify`` returns None for exceptions that are bugs, not service failures: they propagate.
+    With a ``pacer`` each attempt waits for its turn under the rate limit the server announced,
+    learns from a refusal's headers, and a Retry-After holds every request that shares the pacer.
     """
     start = time.monotonic()
     for attempt in range(1, policy.max_retries + 2):
+        if pacer is not None:
+            pacer.wait()
         if usage is not None:
             usage.add(requests=1, retries=int(attempt > 1))
         try:
@@ -82,9 +91,13 @@ def call_with_retries(
             if verdict is None:
                 raise
         elapsed = time.monotonic() - start
+        if pacer is not None:
+            pacer.learn(verdict.headers)
         if not verdict.retry or attempt > policy.max_retries:
-            raise CallFailed(verdict.reason, attempt, elapsed) from None
+            raise CallFailed(verdict.reason, attempt, elapsed, verdict.setting) from None
         wait = verdict.retry_after if verdict.retry_after is not None else policy.wait(attempt)
+        if pacer is not None and verdict.retry_after is not None:
+            pacer.hold(wait)
         if elapsed + wait > policy.max_total_s:
             reason = f"{verdict.reason}; the next wait ({wait:.1f} s) would pass max_total_s ({policy.max_total_s:g} s)"
             raise CallFailed(reason, attempt, elapsed) from None

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-COUNTS = ("requests", "retries", "texts", "cached", "tokens")
+COUNTS = ("requests", "retries", "texts", "cached", "tokens", "searches")
 
 
 @dataclass
@@ -21,6 +21,8 @@ class Usage:
     texts: int = 0  # texts embedded, or documents scored, by the API
     cached: int = 0  # documents whose scores came from the cache (rerankers)
     tokens: int = 0  # billed tokens, from the responses' usage.total_tokens
+    searches: int = 0  # billed search units (rerankers billed per search: Cohere)
+    price_per_search: float | None = None  # USD per search unit; None = not billed per search
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, **counts: int) -> None:
@@ -30,7 +32,13 @@ class Usage:
 
     @property
     def estimated_cost_usd(self) -> float | None:
-        return None if self.price_per_million is None else self.tokens * self.price_per_million / 1e6
+        return self.cost(self.tokens, self.searches)
+
+    def cost(self, tokens: int, searches: int) -> float | None:
+        """USD for ``tokens`` and ``searches`` at this model's prices; None when neither price is known."""
+        if self.price_per_million is None and self.price_per_search is None:
+            return None
+        return tokens * (self.price_per_million or 0.0) / 1e6 + searches * (self.price_per_search or 0.0)
 
     def as_dict(self) -> dict:
         names = ("model", "price_per_million", *COUNTS)
@@ -39,9 +47,8 @@ class Usage:
     def since(self, before: dict) -> dict:
         """``as_dict()`` counting only what happened after ``before`` (an earlier ``as_dict()``)."""
         now = self.as_dict()
-        counts = {n: now[n] - before[n] for n in COUNTS}
-        price = self.price_per_million
-        return {**now, **counts, "estimated_cost_usd": None if price is None else counts["tokens"] * price / 1e6}
+        counts = {n: now[n] - before.get(n, 0) for n in COUNTS}
+        return {**now, **counts, "estimated_cost_usd": self.cost(counts["tokens"], counts["searches"])}
 
 
 @runtime_checkable

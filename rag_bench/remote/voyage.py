@@ -7,6 +7,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.remote.pace import lower_headers
+from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
 
 
@@ -44,23 +46,26 @@ def voyage_client(api_key: str, base_url: str | None, timeout_s: float):
     return voyageai.Client(api_key=api_key, max_retries=0, timeout=timeout_s, base_url=voyage_base_url(base_url))
 
 
-def classify_voyage(exc: Exception) -> Verdict | None:
+def classify_voyage(exc: Exception, group: str = "embedder") -> Verdict | None:
     """Retry 429, 5xx, timeouts and connection errors; fail at once on the rest; None for non-API errors."""
     from voyageai import error
 
     if not isinstance(exc, error.VoyageError):
         return None
     status = exc.http_status
+    headers = lower_headers(exc.headers)
     if isinstance(exc, error.RateLimitError):
-        return Verdict(True, "HTTP 429 rate limited", parse_retry_after(exc.headers.get("retry-after")))
+        return Verdict(True, "HTTP 429 rate limited", parse_retry_after(headers.get("retry-after")), headers=headers)
     if isinstance(exc, error.Timeout):
         return Verdict(True, "no response before timeout_s")
     if isinstance(exc, error.APIConnectionError):
         return Verdict(True, f"connection failed ({type(exc.__cause__).__name__})")
     if status is not None and status >= 500:
-        return Verdict(True, f"HTTP {status} server error")
+        return Verdict(True, f"HTTP {status} server error", headers=headers)
     if isinstance(exc, error.AuthenticationError):
-        return Verdict(False, "HTTP 401: the API key was rejected; check VOYAGE_API_KEY")
+        return Verdict(False, "HTTP 401: the API key was rejected; set VOYAGE_API_KEY to a valid key", setting=True)
+    if status is not None and 400 <= status < 500:
+        return refusal(status, str(exc.user_message), group, "VOYAGE_API_KEY")
     return Verdict(False, f"HTTP {status}: {exc.user_message}" if status else str(exc.user_message))
 
 

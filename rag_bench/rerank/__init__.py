@@ -1,1 +1,1 @@
-"""The rerank stage: rerankers (Voyage, max-sim, fake) reordering the head of the fused candidates."""
+"""The rerank stage: rerankers (API, ONNX cross-encoder, max-sim, fake) reordering the fused candidates' head."""

@@ -73,6 +73,7 @@ class DenseRetriever:
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         ws, corpus, embedder = self.resources.workspace, self.resources.corpus, self.embedder
+        started = time.perf_counter()
         docs, doc_stats = embed_cached(
             embedder,
             vector_store(ws, embedder, "document"),
@@ -82,6 +83,7 @@ class DenseRetriever:
             memory_map=True,
         )
         vectors, query_stats = self._embed_queries(queries)
+        embed_seconds = time.perf_counter() - started  # chunks and questions, through the vector cache
         docs, vectors = reduce_dimension(docs, vectors, self.target, is_matryoshka(embedder))
         key = digest("vectors", corpus.key, embedder.name, embedder.dimension, self.target)
         context = IndexContext(ws.cache, key, corpus.metadata, corpus.metadata_key)
@@ -106,6 +108,7 @@ class DenseRetriever:
             filtered_ann_recall=filtered_ann,
             index=report,
             files=files,
+            steps={"embed": embed_seconds, "build": build_seconds, "search": float(latency.sum())},
         )
         return Candidates(corpus.chunks, indices, scores, stats)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_bench.remote.prices import price_per_million
+from rag_bench.remote.prices import price_per_million, price_per_search
 from rag_bench.run_folder.work import Work, measure_work
 from rag_bench.score.failures import Diagnosis, StageLists, diagnose, failure_counts
 
@@ -79,7 +79,15 @@ def configuration_work(result, stages: StageLists) -> Work:
         embed_price=_price(cfg.embedder),
         rerank_price=_price(cfg.reranker) if reranked is not None else None,
         indexed=None if searched is None or searched is result.chunks else [c.indexed_text for c in searched],
+        rerank_search_price=_search_price(cfg.reranker) if reranked is not None else None,
     )
+
+
+def _search_price(component) -> float | None:
+    """USD per search of a reranker billed per search (Cohere), None otherwise or when overridden per token."""
+    if not hasattr(component, "price_per_million") or component.price_per_million is not None:
+        return None
+    return price_per_search(component.model)
 
 
 def _price(component) -> float | None:

@@ -1,6 +1,7 @@
 """The per-question table of a run folder: ``per_question.csv`` and ``per_question.parquet``, written here.
 
-One row per question: its metrics, ``question``, ``failure`` (``explain.py``), the evidence rank in
+One row per question: its metrics, ``question``, ``labels`` (a digest of its labels, ``label_digest``),
+``failure`` (``explain.py``), the evidence rank in
 each stage list (``evidence_rank_<stage>``), ``top_chunks`` and ``ranked_chunks`` (chunk ids, best
 first; JSON text in the CSV, lists in the Parquet file). ``read.py`` reads it back.
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rag_bench.core.cache import digest
 from rag_bench.core.files import write_atomic
 from rag_bench.run_folder.explain import Explanation
 
@@ -27,7 +29,8 @@ def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
     table = result.evaluation.per_question.copy()
     at = list(table.columns).index("labelled")
     table.insert(1, "question", [q.text for q in result.dataset.questions])
-    table.insert(at + 2, "failure", [d.failure for d in explanation.diagnoses])
+    table.insert(2, "labels", [label_digest(q) for q in result.dataset.questions])
+    table.insert(at + 3, "failure", [d.failure for d in explanation.diagnoses])  # after labelled
     names = list(explanation.diagnoses[0].ranks) if explanation.diagnoses else []
     position = list(table.columns).index("first_hit_rank") + 1
     for offset, name in enumerate(names):
@@ -35,6 +38,15 @@ def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
         table.insert(position + offset, f"evidence_rank_{name}", pd.array(ranks, dtype="Int64"))
     table["ranked_chunks"] = [[result.chunks[c].id for c in row[row >= 0]] for row in result.ranked]
     return table
+
+
+def label_digest(question) -> str:
+    """12 hex digits naming a question's labels (evidence spans, judgements, filter): runs compared on a
+    question set that grew pair a question only while its id, text and labels are the same."""
+    spans = sorted((s.doc_id, s.start, s.end) for s in question.spans)
+    judged = sorted(question.judgements.items())
+    where = question.filter.source if question.filter is not None else None
+    return digest(spans, judged, where)[:12]
 
 
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:

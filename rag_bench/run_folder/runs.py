@@ -116,6 +116,75 @@ def common_questions(runs: list[Run]) -> list[str]:
     return ids
 
 
+@dataclass(frozen=True)
+class QuestionSets:
+    """How the question sets of runs compare: the questions all share (same id, text and labels, in the first
+    run's order), and those only some scored: added (not in the first run), removed (missing from a later
+    run) and changed (same id, another text or other labels)."""
+
+    shared: list[str]
+    added: list[str]
+    removed: list[str]
+    changed: list[str]
+
+    @property
+    def same(self) -> bool:
+        return not (self.added or self.removed or self.changed)
+
+
+def question_sets(runs: list[Run], same_questions: bool = False) -> QuestionSets:
+    """The questions ``runs`` share, on the same documents (a DataError when their documents differ, when
+    they share no question, or when ``same_questions`` and the sets differ at all).
+
+    A question set that grew (or lost or reworded a few questions) is compared on the questions the runs
+    share; identity is the id, the text and the labels (``per_question.csv``'s ``question`` and ``labels``;
+    a run written before those columns is matched by id alone on what it lacks).
+    """
+    check_same_documents(runs)
+    first = runs[0]
+    ids = list(first.per_question.index)
+    in_all = [q for q in ids if all(q in run.per_question.index for run in runs[1:])]
+    recorded = [c for c in ("question", "labels") if all(c in run.per_question.columns for run in runs)]
+    changed = [q for q in in_all if len({_identity(run, q, recorded) for run in runs}) > 1]
+    removed = [q for q in ids if q not in in_all]
+    later = dict.fromkeys(q for run in runs[1:] for q in run.per_question.index if q not in first.per_question.index)
+    sets = QuestionSets([q for q in in_all if q not in changed], list(later), removed, changed)
+    if same_questions and not sets.same:
+        raise DataError(
+            runs[-1].label,
+            f"scored other questions than {first.label}: {_some(sets.added)} added, {_some(sets.removed)} removed, "
+            f"{_some(sets.changed)} changed",
+            fix="run both on the same questions, or leave out --same-questions to compare the shared ones",
+        )
+    if not sets.shared:
+        raise DataError(runs[-1].label, f"shares no question with {first.label}", fix="compare runs of one dataset")
+    return sets
+
+
+def _identity(run: Run, question: str, columns: list[str]) -> tuple:
+    """What makes a question the same question in two runs: its text and labels (``columns``: those every run
+    compared recorded)."""
+    row = run.per_question.loc[question]
+    return tuple(str(row[c]) for c in columns)
+
+
+def check_same_documents(runs: list[Run]) -> None:
+    """A DataError when the runs were scored on different documents: their recorded ``documents``
+    fingerprints differ (or, for runs recorded before it, their whole dataset folders)."""
+    prints = [RunFolder(run.folder, check=False).recorded_fingerprint() for run in runs]
+    key = "documents" if all("documents" in p for p in prints) else "dataset"
+    known = {run.label: p.get(key) for run, p in zip(runs, prints, strict=True) if p.get(key) is not None}
+    if len(set(known.values())) > 1:
+        reference, value = next(iter(known.items()))
+        other = next(label for label, v in known.items() if v != value)
+        what = "documents" if key == "documents" else "dataset contents"
+        raise DataError(
+            other,
+            f"was scored on other {what} than {reference} (their {key} fingerprints differ)",
+            fix="score both on the same documents; after a deliberate change, refresh the baseline",
+        )
+
+
 def _some(ids: list[str]) -> str:
     if not ids:
         return "0"

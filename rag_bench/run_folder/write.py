@@ -120,9 +120,15 @@ def metrics_payload(result: RunResult) -> dict:
             cat: {"n": ev.category_counts[cat], "metrics": {k: _number(v) for k, v in values.items()}}
             for cat, values in ev.by_category.items()
         },
+        **({"by_language": _groups(ev.by_language, ev.language_counts)} if ev.by_language else {}),
         "stats": asdict(result.stats),
         "config": asdict(result.config),
     }
+
+
+def _groups(means: dict[str, dict[str, float]], counts: dict[str, int]) -> dict[str, dict]:
+    """``{group: {n, metrics}}`` (languages, then cross-language; score/languages.py)."""
+    return {g: {"n": counts[g], "metrics": {k: _number(v) for k, v in values.items()}} for g, values in means.items()}
 
 
 def ann_metric(result: RunResult) -> dict[str, float]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rag_bench.core.types import Chunk, Span
+from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import budget_families
 from rag_bench.score.relevance import hits
 from rag_bench.score.spans import intersection_size, size, union
@@ -38,23 +38,31 @@ def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) 
 
 
 def budget_metrics(
-    ranked: Sequence[int], chunks: Sequence[Chunk], spans: Sequence[Span], budgets: Sequence[int], tau: float
+    ranked: Sequence[int],
+    chunks: Sequence[Chunk],
+    spans: Sequence[Span],
+    budgets: Sequence[int],
+    tau: float,
+    lost: Sequence[Lost] = (),
 ) -> dict[str, float]:
-    """Every budgeted metric of the metric table for one question's ranking (chunk indices, best first)."""
+    """Every budgeted metric of the metric table for one question's ranking (chunk indices, best first);
+    evidence the parse lost (``lost``) counts in |S| and |E| and is never hit."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
+    lost_chars = sum(len(x) for x in lost)
     out: dict[str, float] = {}
     for budget in sorted(set(budgets)):
         context = budget_context(ranked, chunks, budget)
         view = SpanView(
             k=len(context),
-            n_spans=len(spans),
+            n_spans=len(spans) + len(lost),
             hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)),
             first_hit=None,  # rank metrics are not budgeted
             dcg=0.0,
             idcg=1.0,
-            evidence_chars=size(evidence),
+            evidence_chars=size(evidence) + lost_chars,
             covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context])),
             lengths=sum(len(c) for c in context),
+            lost_chars=lost_chars,
         )
         out.update({f"{family.name}@{budget}chars": family.span(view) for family in budget_families()})
     return out

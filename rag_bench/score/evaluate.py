@@ -20,6 +20,7 @@ from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.filtered import chunk_metadata, filter_metrics
+from rag_bench.score.languages import language_means, question_languages
 from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
@@ -39,6 +40,8 @@ class Evaluation:
     n_unlabelled: int
     documents: DocumentRun | None = None  # the document ranking, when any question has judgements
     shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
+    by_language: dict[str, dict[str, float]] = field(default_factory=dict)  # language group -> metric -> mean
+    language_counts: dict[str, int] = field(default_factory=dict)  # language group -> questions measured
 
 
 def evaluate(
@@ -67,13 +70,14 @@ def evaluate(
             "question_id": question.id,
             "category": question.category,
             "labelled": question.labelled,
-            "n_spans": len(question.spans),
+            "n_spans": len(question.spans) + len(question.lost),
             "top_chunks": [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in listed[: max(ks)]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
-        if question.spans:
-            values, first = span_metrics(listed, chunks, question.spans, touching(locator, question.spans, tau), ks)
-            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau))
+        if question.has_evidence:
+            near = touching(locator, question.spans, tau)
+            values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost)
+            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost))
             reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in listed))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
@@ -85,11 +89,24 @@ def evaluate(
             values.update(filter_metrics(row, question.filter, metadata, ks, values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
     table = pd.DataFrame(rows)
+    languages = question_languages(dataset)  # None: no document or question gives a language
+    if languages is not None:
+        table.insert(2, "language", languages)
     names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
     reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
     filtered = ["selectivity"] if metadata is not None else []
     table = table.reindex(
-        columns=["question_id", "category", "labelled", "n_spans", *filtered, "first_hit_rank", *names, *reach_columns]
+        columns=[
+            "question_id",
+            "category",
+            *(["language"] if languages is not None else []),
+            "labelled",
+            "n_spans",
+            *filtered,
+            "first_hit_rank",
+            *names,
+            *reach_columns,
+        ]
         + ["top_chunks"]
     )
     scored = table[table["labelled"]]
@@ -102,7 +119,20 @@ def evaluate(
     by_category = {str(c): {n: float(means.at[c, n]) for n in names} for c in means.index}
     counts = {str(c): int(sizes[c]) for c in sizes.index}
     short = shortfall(scored, max(ks), budgets)
-    return Evaluation(table, names, summary, by_category, counts, len(scored), len(table) - len(scored), run, short)
+    by_language, language_counts = language_means(measured, names) if languages is not None else ({}, {})
+    return Evaluation(
+        table,
+        names,
+        summary,
+        by_category,
+        counts,
+        len(scored),
+        len(table) - len(scored),
+        run,
+        short,
+        by_language,
+        language_counts,
+    )
 
 
 def measured_rows(table: pd.DataFrame, dataset: Dataset) -> np.ndarray:
@@ -140,7 +170,7 @@ def check_measured(name: str, dataset: Dataset, ks: Sequence[int], budgets: Sequ
     """ConfigError unless a run with these cut-offs measures metric ``name`` on ``dataset`` (never a silent NaN)."""
     metric = parse_metric(name)
     family = FAMILIES[metric.family]
-    kinds = {"span" if q.spans else "document" for q in dataset.questions if q.labelled}
+    kinds = {"span" if q.has_evidence else "document" for q in dataset.questions if q.labelled}
     kinds |= {"filtered" for q in dataset.questions if q.filter is not None and (q.labelled or family.unlabelled)}
     measures = (("span", family.span), ("document", family.document), ("filtered", family.filtered))
     levels = {level for level, fn in measures if fn is not None}

@@ -8,6 +8,8 @@ chunks in any of its lists. Classes, the first that applies:
 
   unlabelled      no evidence span and no relevant document judgement
   hit             the final top k holds a chunk that hits an evidence span
+  lost-by-parser  some of its evidence is an excerpt the parse of its document does not hold (no chunk
+                  can hit it): the parser or its cleaning dropped or garbled it
   crowded-out     near-identical chunks (word 3-shingle Jaccard >= 0.9, ``core/shingles.py``) took slots of
                   the final top k: without every chunk near-identical to a higher-ranked one, a hit is within k
   reranked-out    a reranker ran and the list it read held a hit within k; its top k holds none
@@ -15,23 +17,24 @@ chunks in any of its lists. Classes, the first that applies:
   expanded-out    an expansion (parent, window, merge) ran and the list it read held a hit within k; the units
                   it returned in its top k hit none (a unit overlapping the evidence less than tau requires)
   fused-out       a first-stage list (bm25, dense) held a hit within its depth, or a step (expand,
-                  diversity) returned one below k; the final top k holds none. With one index there is
-                  no fusion: the index found the evidence, below k
+                  diversity) returned one below k, and lists were fused; the final top k holds none
+  below-k         the same with one index alone (nothing fused): it found the evidence within its depth, below k
   boundary        candidates touch the evidence but none reaches tau: the chunk cut fell through it
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
 
-What to change, by class: crowded-out -> diversity=collapse; reranked-out -> the reranker; diversified-out
--> diversity's lambda_ or threshold; expanded-out -> the expansion's level or size; fused-out -> fusion method,
-weights, k_rrf or k;
+What to change, by class: lost-by-parser -> the parser or its cleaning (parser=..., parser.repeated);
+crowded-out -> diversity=collapse; reranked-out -> the reranker; diversified-out -> diversity's lambda_ or
+threshold; expanded-out -> the expansion's level or size; fused-out -> fusion method, weights, k_rrf or k;
+below-k -> k, a reranker, or the retriever's ranking (a fusion with another index);
 boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
 (analyzer, embedder, depth).
 
 Questions judged by documents (no spans) use relevant documents (grade > 0) in place of hits, and
 documents in place of chunks: a document ranks where its first chunk ranks, and "within k" counts
-documents. They are hit, reranked-out, diversified-out, expanded-out, fused-out (a first-stage list holds a
-relevant document), or wrong-document. The final list's documents are ordered as the metrics order them
-(``score/documents.py``: where their first chunks rank, ties as the chunk list broke them).
+documents. They are hit, reranked-out, diversified-out, expanded-out, fused-out or below-k (a first-stage
+list holds a relevant document), or wrong-document. The final list's documents are ordered as the metrics
+order them (``score/documents.py``: where their first chunks rank, ties as the chunk list broke them).
 """
 
 from __future__ import annotations
@@ -47,13 +50,15 @@ from rag_bench.core.types import Chunk, Question
 from rag_bench.score.documents import document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 
-UNLABELLED, HIT = "unlabelled", "hit"
+UNLABELLED, HIT, LOST = "unlabelled", "hit", "lost-by-parser"
 MISSES = (
+    LOST,
     "crowded-out",
     "reranked-out",
     "diversified-out",
     "expanded-out",
     "fused-out",
+    "below-k",
     "boundary",
     "wrong-document",
     "not-retrieved",
@@ -129,7 +134,7 @@ def diagnose(
     out = []
     for q, question in enumerate(questions):
         rows = {name: _valid(lists[q]) for name, lists in named.items()}
-        if question.spans:
+        if question.has_evidence:
             touched = touching(locator, question.spans, tau)  # chunk -> spans it hits (empty: touches only)
             out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k, (chunks, memo)))
         elif question.labelled:
@@ -145,6 +150,8 @@ def _by_spans(question, q, rows, stages, touched, doc_of, k, texts) -> Diagnosis
     final = _valid(stages.final[q])
     if _within(_rank(final, hitting), k):
         return Diagnosis(HIT, ranks)
+    if question.lost:
+        return Diagnosis(LOST, ranks)
     if _within(_rank(_without_copies(final, *texts), hitting), k):
         return Diagnosis("crowded-out", ranks)
     if stages.reranked is not None and _within(_rank(_valid(stages.retrieved[q]), hitting), k):
@@ -154,7 +161,7 @@ def _by_spans(question, q, rows, stages, touched, doc_of, k, texts) -> Diagnosis
             return Diagnosis(STEP_CLASSES[name], ranks)
     searched = [*stages.first_stage().values(), *stages.steps.values()]  # a step's units may hit where chunks did not
     if any(_rank(_valid(lists[q]), hitting) is not None for lists in searched):
-        return Diagnosis("fused-out", ranks)
+        return Diagnosis(_found_below(stages), ranks)
     candidates = set().union(*(row.tolist() for row in rows.values()))
     if candidates & touched.keys():
         return Diagnosis("boundary", ranks)
@@ -175,7 +182,7 @@ def _by_documents(question, q, rows, stages, doc_of, final_docs, k) -> Diagnosis
         if relevant & set(_documents(_valid(before[q]), doc_of)[:k]):
             return Diagnosis(STEP_CLASSES[name], ranks)
     if any(relevant & {doc_of[c] for c in _valid(lists[q])} for lists in stages.first_stage().values()):
-        return Diagnosis("fused-out", ranks)
+        return Diagnosis(_found_below(stages), ranks)
     return Diagnosis("wrong-document", ranks)
 
 
@@ -184,6 +191,12 @@ def _without_copies(row: np.ndarray, chunks: Sequence[Chunk], memo: dict[int, np
     sets = [memo[c] if c in memo else memo.setdefault(c, shingles(chunks[c].text)) for c in row.tolist()]
     copies = first_copies(sets, NEAR_IDENTICAL)
     return row[copies < 0]
+
+
+def _found_below(stages: StageLists) -> str:
+    """The class of evidence a first-stage list found that the final top k lost: fused out when lists were
+    fused, else below k (one index alone, nothing fused)."""
+    return "fused-out" if len(stages.first) > 1 else "below-k"
 
 
 def _final_documents(stages: StageLists, doc_of: list[str], k: int) -> list[list[str]]:

@@ -76,6 +76,10 @@ FAMILIES: dict[str, Family] = {
         Family("filtered_recall", filtered=lambda v: v.measured.get("recall", float("nan"))),
         Family("filtered_ndcg", filtered=lambda v: v.measured.get("ndcg", float("nan"))),
         Family("precision_omega", span=lambda v: v.touched_covered / v.touched if v.touched else 0.0, at_k=False),
+        # survival = evidence characters the parse kept / all evidence characters (a lost excerpt counts with
+        # its length), once per question, averaged over the questions with evidence spans; 1 where every
+        # document is text as stored. Parsers are compared on it beside recall (parse/, data/excerpts.py).
+        Family("survival", span=lambda v: (v.evidence_chars - v.lost_chars) / v.evidence_chars, at_k=False),
     )
 }
 

@@ -21,12 +21,23 @@ replacement, the same questions for both systems), seeded, from
 
 Holm step-down correction (Holm, 1979): with the m p-values sorted p_(1) <= ... <= p_(m),
     adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) * p_(j)).
+
+Smallest detectable drop of a one-sided paired test at level alpha with power 1 - beta (the normal
+approximation of the mean difference's test; e.g. Chow, Shao & Wang, *Sample Size Calculations in
+Clinical Research*, 2008, section 3.1):
+
+    delta_min = (z_{1-alpha} + z_{1-beta}) * sd(d) / sqrt(n),   and the questions a drop delta needs:
+    n = ((z_{1-alpha} + z_{1-beta}) * sd(d) / delta)^2
+
+With alpha 0.05 and power 0.8, z_{0.95} + z_{0.8} = 1.645 + 0.842 = 2.486.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -123,3 +134,19 @@ def holm(p_values: Sequence[float]) -> list[float]:
     adjusted = np.empty(m)
     adjusted[order] = np.maximum.accumulate(scaled)
     return [float(v) for v in adjusted]
+
+
+def z_sum(alpha: float, power: float) -> float:
+    """z_{1-alpha} + z_{power}: the standard normal quantiles of a one-sided test's level and its power."""
+    return NormalDist().inv_cdf(1 - alpha) + NormalDist().inv_cdf(power)
+
+
+def detectable_drop(sd: float, n: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest mean drop ``n`` questions whose paired differences have standard deviation ``sd`` detect
+    at level ``alpha`` with ``power`` (formula in the module docstring); inf without questions."""
+    return float("inf") if n < 1 else z_sum(alpha, power) * sd / math.sqrt(n)
+
+
+def questions_needed(sd: float, drop: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """How many questions a paired test needs to detect a mean drop of ``drop`` (module docstring), rounded up."""
+    return math.ceil((z_sum(alpha, power) * sd / drop) ** 2)

@@ -13,6 +13,9 @@ top-k chunks' characters (prefixes never count):
   char_precision@k  |E & C_k| / sum of the top-k chunk lengths
   iou@k             |E & C_k| / (sum of the top-k chunk lengths + |E - C_k|)
   precision_omega   |E & T| / |T|, T the union of every chunk touching a span
+Evidence the parse lost (excerpts it could not locate, ``Question.lost``) counts in |S| and, with the
+excerpt's length, in |E|, and is never hit or covered: a parser that drops evidence loses recall.
+  survival          (|E| - lost characters) / |E|: the share of evidence characters the parse kept
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import math
 from collections.abc import Sequence
 from itertools import accumulate
 
-from rag_bench.core.types import Chunk, Span
+from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import span_families, whole_families
 from rag_bench.score.views import SpanView
 
@@ -68,13 +71,14 @@ def span_metrics(
     spans: Sequence[Span],
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
+    lost: Sequence[Lost] = (),
 ) -> tuple[dict[str, float], int | None]:
     """Every span metric of the metric table for one question, and the rank of its first hit (None if none).
 
     ``ranked`` holds chunk indices best first; ``touching`` maps each chunk that
     overlaps evidence to the spans it hits (``relevance.touching``).
     """
-    views = span_views(ranked, chunks, spans, touching, ks)
+    views = span_views(ranked, chunks, spans, touching, ks, lost)
     out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in span_families()}
     out.update({family.name: family.span(views[-1]) for family in whole_families()})
     return out, views[-1].first_hit
@@ -86,10 +90,12 @@ def span_views(
     spans: Sequence[Span],
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
+    lost: Sequence[Lost] = (),
 ) -> list[SpanView]:
     """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
-    evidence_chars = size(evidence)
+    lost_chars = sum(len(x) for x in lost)
+    evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
     seen: set[int] = set()
     gains: list[int] = []
     first_hit = None
@@ -113,16 +119,17 @@ def span_views(
         views.append(
             SpanView(
                 k=k,
-                n_spans=len(spans),
+                n_spans=n_spans,
                 hit_spans=frozenset().union(*(touching[c] for c in near)),
                 first_hit=first_hit,
                 dcg=sum(1 / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1) if g),
-                idcg=sum(1 / math.log2(r + 1) for r in range(1, min(k, len(spans)) + 1)),
+                idcg=sum(1 / math.log2(r + 1) for r in range(1, min(k, n_spans) + 1)),
                 evidence_chars=evidence_chars,
                 covered=covered,
                 lengths=running[min(k, len(head)) - 1] if head else 0,
                 touched_covered=touched_covered,
                 touched=touched_size,
+                lost_chars=lost_chars,
             )
         )
     return views

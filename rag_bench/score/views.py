@@ -12,16 +12,17 @@ class SpanView:
     """A span question's top k (or a budget-cut context), reduced to what every span metric needs."""
 
     k: int  # the cut-off (or the number of chunks in a budget-cut context)
-    n_spans: int
+    n_spans: int  # evidence spans, those the parse lost included
     hit_spans: frozenset[int]  # spans hit by the top k
     first_hit: int | None  # rank (from 1) of the first chunk hitting a span, anywhere in the list
     dcg: float  # sum over ranks r <= k with a new span hit of 1 / log2(r + 1)
     idcg: float  # the same for min(k, n_spans) hits at the top
-    evidence_chars: int  # |E|, the union of evidence characters
+    evidence_chars: int  # |E|, the union of evidence characters, plus the characters of lost excerpts
     covered: int  # |E & C_k|, evidence characters inside the top k's union
     lengths: int  # sum of the top k chunk lengths
     touched_covered: int = 0  # |E & T|, T the union of every chunk touching evidence
     touched: int = 0  # |T|
+    lost_chars: int = 0  # characters of the excerpts the parse lost (part of evidence_chars, never covered)
 
 
 @dataclass(frozen=True)

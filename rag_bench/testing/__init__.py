@@ -1,5 +1,6 @@
 """Helpers for tests and for users' own test suites: the fakes of the stage protocols, the gate as an
-assertion, and fake API servers on 127.0.0.1 (Voyage, Anthropic, a retrieval service).
+assertion, fake API servers on 127.0.0.1 (Voyage, OpenAI-compatible, Cohere, TEI, Anthropic, a retrieval
+service), and tiny ONNX models built on the spot (``tiny_onnx.py``).
 
 ``FakeEmbedder`` (``embed/fake.py``) and ``FakeReranker`` (``rerank/fake.py``) need no model or network;
 ``assert_no_regression`` (``gate.py``) runs ``rag-bench gate`` on two run folders inside a test.

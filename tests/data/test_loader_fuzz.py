@@ -113,7 +113,9 @@ def render(rows: dict[str, list[dict]], defects: list, noise: dict) -> dict[str,
             at = line.find(key)
             if at >= 0:  # absent when an earlier defect replaced the string
                 at += len(key)
-                raw[name][0] = line[:at] + (what if isinstance(what, bytes) else what.encode()) + line[at:]
+                # a letter after each: two escaped surrogates side by side would make a valid pair (\ud800\udc00)
+                inserted = (what if isinstance(what, bytes) else what.encode()) + b"x"
+                raw[name][0] = line[:at] + inserted + line[at:]
         elif kind == "nan":
             raw["questions"][2] = raw["questions"][2].replace(b'"a.md": 1', f'"a.md": {args}'.encode())
         elif kind == "truncate":

@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 import voyageai
 
+from rag_bench.core.cache import DiskCache
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.embed.registry import EMBEDDERS
-from rag_bench.embed.voyage import VoyageEmbedder
+from rag_bench.embed.remote import RemoteEmbedder
+from rag_bench.embed.store import stored_keys, text_key
+from rag_bench.embed.voyage import voyage_embedder
 from rag_bench.remote.usage import estimate_tokens, plan_batches
 from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
@@ -30,10 +33,10 @@ def server(monkeypatch):
         yield fake
 
 
-def embedder(server, **overrides) -> VoyageEmbedder:
+def embedder(server, **overrides) -> RemoteEmbedder:
     """A Voyage embedder that asks the API for exactly ``dimension`` (no Matryoshka reuse)."""
     settings = {"model": "voyage-3.5", "dimension": 256, "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
-    return VoyageEmbedder(EMBEDDERS.settings("voyage", **{**settings, **overrides}), KEY)
+    return voyage_embedder(EMBEDDERS.settings("voyage", **{**settings, **overrides}), KEY)
 
 
 def words(n: int, prefix: str = "text") -> list[str]:
@@ -86,10 +89,13 @@ def test_plan_batches_by_count_and_cost():
 
 
 def test_documented_token_limits_by_model(server):
-    assert embedder(server, model="voyage-3.5-lite").max_tokens == 1_000_000
-    assert embedder(server, model="voyage-4").max_tokens == 320_000
-    assert embedder(server, model="voyage-4-large").max_tokens == 120_000
-    assert embedder(server, model="some-new-model", dimension=512).max_tokens == 120_000  # unknown: smallest
+    assert embedder(server, model="voyage-3.5-lite").request_tokens == 1_000_000
+    assert embedder(server, model="voyage-4").request_tokens == 320_000
+    assert embedder(server, model="voyage-4-large").request_tokens == 120_000
+    assert embedder(server, model="some-new-model", dimension=512).request_tokens == 120_000  # unknown: smallest
+    # per input, for the count of truncated chunks
+    assert embedder(server, model="voyage-3.5").max_tokens == 32_000
+    assert embedder(server, model="voyage-2", dimension=1024).max_tokens == 4_000
 
 
 @pytest.mark.parametrize("concurrency", [1, 3])
@@ -144,7 +150,7 @@ def test_total_time_bounds_the_retries(server):
 def test_a_rejected_key_fails_at_once_without_showing_it(monkeypatch):
     monkeypatch.setenv("VOYAGE_API_KEY", KEY)
     with FakeVoyageServer(api_key="another-key") as server:
-        with pytest.raises(ServiceError, match="HTTP 401: the API key was rejected") as caught:
+        with pytest.raises(ConfigError, match="HTTP 401: the API key was rejected; set VOYAGE_API_KEY") as caught:
             embedder(server).embed(["a"], "document")
         assert len(server.received(EMBEDDINGS)) == 1 and KEY not in str(caught.value)
 
@@ -229,29 +235,30 @@ def wait_for(condition, seconds: float) -> None:
 
 
 @pytest.mark.slow
-def test_a_run_killed_mid_embedding_resends_only_the_batch_in_flight(tmp_path):
-    args = ["dataset=annual-report", "retrieval=dense", "chunker.size=200", "embedder=voyage"]
+def test_a_run_killed_mid_embedding_resends_only_the_requests_in_flight(tmp_path):
+    """Batches of 16, 4 requests at a time, 8 batches submitted at most: each is committed when it comes back,
+    so a killed run loses only what was in flight (at most 128 texts) and the rerun sends nothing twice."""
+    args = ["dataset=annual-report", "retrieval=dense", "chunker.size=200", "embedder=voyage", "embedder.batch_size=16"]
     with FakeVoyageServer(api_key="test-key", delay_s=0.3) as server:
         args.append(f"embedder.base_url={server.url}")
         first = rag_bench(*args, f"hydra.run.dir={tmp_path / 'a'}", tmp_path=tmp_path, key="test-key", wait=False)
-        try:
-            wait_for(lambda: len(server.received(EMBEDDINGS)) >= 3, 120)
+        try:  # the 9th request is submitted only after the first batch came back and was committed
+            wait_for(lambda: len(server.received(EMBEDDINGS)) >= 9, 120)
         finally:
             first.send_signal(signal.SIGKILL)
             first.communicate(timeout=30)
         assert first.returncode == -signal.SIGKILL
-        killed = [r.texts for r in server.received(EMBEDDINGS)]
+        killed = {t for r in server.received(EMBEDDINGS) for t in r.texts}
+        committed = set(stored_keys(DiskCache(tmp_path / "cache")))
         server.requests.clear()
         second = rag_bench(*args, f"hydra.run.dir={tmp_path / 'b'}", tmp_path=tmp_path, key="test-key")
         assert second.returncode == 0, second.stderr
         resumed = [t for r in server.received(EMBEDDINGS) for t in r.texts]
     stats = json.loads((tmp_path / "b" / "metrics.json").read_text())["stats"]
-    assert len(killed) >= 3 and all(len(batch) == 64 for batch in killed[:-1])
-    sent_twice = set(resumed) & {t for batch in killed for t in batch}
-    assert sent_twice <= set(killed[-1])  # only the batch in flight is sent again
-    assert not sent_twice & {t for batch in killed[:-1] for t in batch}
+    kept = {t for t in killed if text_key(t) in committed}
+    assert len(kept) >= 16 and not kept & set(resumed)  # what was committed is never sent again
+    assert killed - kept <= set(resumed) and len(killed - kept) <= 2 * 4 * 16  # only what was in flight
     assert len(resumed) == len(set(resumed)) == stats["embedded"]  # and nothing twice in the second run
-    assert stats["cache_hits"] >= 64 * (len(killed) - 1)
     assert stats["embedded"] + stats["cache_hits"] == stats["chunks"] + 40
 
 

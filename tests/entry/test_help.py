@@ -17,6 +17,7 @@ CONFIGS = project_folder("configs")
 # the run's groups, in config.yaml's defaults order; their defaults from config.yaml and retrieval/hybrid.yaml
 GROUPS = {
     "dataset": "kestrel-kb",
+    "parser": "auto",
     "chunker": "recursive",
     "embedder": "local",
     "retrieval": "hybrid",
@@ -91,13 +92,13 @@ def test_a_new_option_and_a_new_group_appear_by_themselves(tmp_path):
     configs = tmp_path / "configs"
     shutil.copytree(CONFIGS, configs)
     (configs / "chunker" / "mine.yaml").write_text("# My chunker: one chunk a line.\nname: mine\n")
-    (configs / "parser").mkdir()
-    (configs / "parser" / "pdf.yaml").write_text("name: pdf\n")  # no comment: listed without a line
+    (configs / "loader").mkdir()
+    (configs / "loader" / "pdf.yaml").write_text("name: pdf\n")  # no comment: listed without a line
     (configs / "sweep" / "tiny.yaml").write_text("# @package _global_\n# Two points.\nhydra:\n  mode: MULTIRUN\n")
     text = page(VERBS, configs, width=1000)
     assert "\n    mine            My chunker: one chunk a line.\n" in text
-    assert text.split("Config groups:", 1)[1].count("\n  parser\n    pdf\n") == 1  # after the defaults' groups
-    assert text.index("\n  reranker\n") < text.index("\n  parser\n") < text.index("Sweep presets:")
+    assert text.split("Config groups:", 1)[1].count("\n  loader\n    pdf\n") == 1  # after the defaults' groups
+    assert text.index("\n  reranker\n") < text.index("\n  loader\n") < text.index("Sweep presets:")
     assert "\n    tiny            Two points.\n" in text
 
 

@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.gate.gate import load_rules, run_gate
+from rag_bench.gate.gate import run_gate
 from rag_bench.gate.render import gate_markdown
+from rag_bench.gate.rules import load_rules
 from rag_bench.run_folder.runs import load_run
 
 

@@ -52,5 +52,9 @@ def test_compare_defaults_to_four_metrics_and_checks_its_inputs(make_run, capsys
     assert "metric ndcg@10 is not in" in capsys.readouterr().err
     assert compare(a) == 2
     assert "compare needs at least two runs (got 1)" in capsys.readouterr().err
-    assert compare(a, make_run("c", [1, 2], ids=["q01", "z"]), "--metric", "recall@10") == 2
-    assert "1 (q02) only in" in capsys.readouterr().err
+    other = make_run("c", [1, 2], ids=["q01", "z"])
+    assert compare(a, other, "--metric", "recall@10") == 0  # compared on the one question both scored
+    out = capsys.readouterr().out
+    assert "2 runs on 1 labelled questions" in out and "added 1 (z); removed 1 (q02)" in out
+    assert compare(a, other, "--metric", "recall@10", "--same-questions") == 2
+    assert "1 (z) added, 1 (q02) removed" in capsys.readouterr().err

@@ -42,14 +42,19 @@ def test_gate_fails_a_worse_configuration_and_lists_flipped_questions(tmp_path):
     assert gated.returncode == 1, gated.stderr
     coverage_row = next(line for line in gated.stdout.splitlines() if line.startswith("| coverage@10 |"))
     assert coverage_row.endswith("| **FAIL**: regression |")
+    assert "### rag-bench gate: REGRESSION (1 of 2 metrics regressed)" in gated.stdout
     flips = [line for line in gated.stdout.splitlines() if line.endswith("| hit -> miss |")]
     assert flips, gated.stdout
     question_id, text = (cell.strip() for cell in flips[0].split("|")[1:3])
     assert question_id.startswith("ar-") and text.endswith("?")  # text from the bundled dataset
-    failures = [
-        case.get("name") for case in ET.parse(junit).getroot().iter("testcase") if case.find("failure") is not None
-    ]
-    assert failures == ["coverage@10"]
+    recall_row = next(line for line in gated.stdout.splitlines() if line.startswith("| recall@10 |"))
+    assert recall_row.endswith("| **INCONCLUSIVE**: drop beyond margin, not confirmed |"), recall_row
+    failures = {
+        case.get("name"): case.find("failure").get("type")
+        for case in ET.parse(junit).getroot().iter("testcase")
+        if case.find("failure") is not None
+    }
+    assert failures == {"recall@10": "inconclusive", "coverage@10": "regression"}
 
 
 def test_a_run_shows_one_interval_on_the_console_in_metrics_json_and_in_compare(tmp_path):

@@ -24,8 +24,9 @@ def test_no_drop_passes(make_run, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "### rag-bench gate: PASS" in out
+    # no question changed: the detectable drop from the scores' spread, 2.4865 * sd([1,1,0,0,1]) * sqrt(2) / sqrt(5)
     assert verdict_row(out, "recall@10") == (
-        "| recall@10 | 0.600 | 0.600 | +0.000 | [+0.000, +0.000] | 1.000 | 0.020 | pass: no drop |"
+        "| recall@10 | 0.600 | 0.600 | +0.000 | [+0.000, +0.000] | 1.000 | 0.020 | 0.861 | pass: no drop |"
     )
     assert "Flipped at hit@10: none" in out
 
@@ -38,7 +39,8 @@ def test_drop_within_margin_passes(make_run, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "| -0.020 |" in verdict_row(out, "recall@10")
-    assert verdict_row(out, "recall@10").endswith("| 0.500 | 0.020 | pass: within margin |")
+    # detectable: (z_0.95 + z_0.8) * sqrt(1/50) / sqrt(50) = 2.4865 / 50 = 0.0497
+    assert verdict_row(out, "recall@10").endswith("| 0.500 | 0.020 | 0.050 | pass: within margin |")
 
 
 def test_big_real_drop_fails(make_run, capsys):
@@ -48,30 +50,38 @@ def test_big_real_drop_fails(make_run, capsys):
     code = gate("--baseline", base, "--current", cur)
     out = capsys.readouterr().out
     assert code == 1
-    assert "### rag-bench gate: FAIL (1 of 1 metrics regressed)" in out
+    assert "### rag-bench gate: REGRESSION (1 of 1 metrics regressed)" in out
     row = verdict_row(out, "recall@10")
     assert row.startswith("| recall@10 | 1.000 | 0.600 | -0.400 |")
-    assert row.endswith("| 0.004 | 0.020 | **FAIL**: regression |")  # 1/256 = 0.0039
+    # p = 1/256 = 0.0039; detectable 2.4865 * sqrt(8/20) / sqrt(20) = 0.352
+    assert row.endswith("| 0.004 | 0.020 | 0.352 | **FAIL**: regression |")
     assert "Flipped at hit@10: 8 hit -> miss, 0 miss -> hit" in out
     assert "| q01 |  | 1 | - | hit -> miss |" in out
 
 
-def test_big_drop_of_mixed_differences_is_noise(make_run, capsys):
+def test_a_big_drop_the_test_cannot_confirm_is_inconclusive_and_fails_unless_warned(make_run, capsys):
     # 10 questions: q1-q4 lost, q5-q6 gained; drop 0.2 but p = P(sum of 6 signs <= -2) = (1 + 6 + 15) / 64
     base = make_run("b", [1, 1, 1, 1, None, None, 1, 1, 1, 1])
     cur = make_run("c", [None, None, None, None, 1, 1, 1, 1, 1, 1])
-    code = gate("--baseline", base, "--current", cur, "--metric", "recall@10", "--max-drop", "0.05")
+    args = ["--baseline", base, "--current", cur, "--metric", "recall@10", "--max-drop", "0.05"]
+    assert gate(*args) == 1
     out = capsys.readouterr().out
-    assert code == 0
-    assert verdict_row(out, "recall@10").endswith(f"| {22 / 64:.3f} | 0.050 | pass: drop not significant |")
+    assert "### rag-bench gate: INCONCLUSIVE (1 of 1 metrics: failed: the data cannot tell)" in out
+    # detectable: 2.4865 * sqrt(6/10) / sqrt(10) = 0.609, three times the observed drop
+    expected = f"| {22 / 64:.3f} | 0.050 | 0.609 | **INCONCLUSIVE**: drop beyond margin, not confirmed |"
+    assert verdict_row(out, "recall@10").endswith(expected)
     assert "Flipped at hit@10: 4 hit -> miss, 2 miss -> hit" in out
+    assert gate(*args, "--on-inconclusive", "warn") == 0
+    out = capsys.readouterr().out
+    assert "### rag-bench gate: INCONCLUSIVE (1 of 1 metrics: warned, not failed)" in out and "PASS" not in out
 
 
-def test_big_drop_on_few_questions_is_noise(make_run, capsys):
-    # both of 2 questions lost: drop 1.0, but p = 1/4
+def test_a_big_drop_on_few_questions_is_inconclusive(make_run, capsys):
+    # both of 2 questions lost: drop 1.0, but p = 1/4; two questions cannot detect even a drop of 1
     code = gate("--baseline", make_run("b", [1, 2]), "--current", make_run("c", [None, None]))
-    assert code == 0
-    assert verdict_row(capsys.readouterr().out, "recall@10").endswith("| 0.250 | 0.020 | pass: drop not significant |")
+    assert code == 1
+    row = verdict_row(capsys.readouterr().out, "recall@10")
+    assert row.endswith("| 0.250 | 0.020 | 1.758 | **INCONCLUSIVE**: drop beyond margin, not confirmed |")
 
 
 def test_flips_name_the_question_and_ranks(make_run, capsys):
@@ -87,13 +97,19 @@ def test_flips_name_the_question_and_ranks(make_run, capsys):
     assert "ar-003" not in out
 
 
-def test_mismatched_questions_exit_2(make_run, capsys):
+def test_a_question_set_that_changed_is_gated_on_the_shared_questions(make_run, capsys):
     base = make_run("b", [1] * 10)
     cur = make_run("c", [1] * 11, ids=[f"q{i:02d}" for i in range(1, 9)] + ["x1", "x2", "x3"])
-    assert gate("--baseline", base, "--current", cur) == 2
+    assert gate("--baseline", base, "--current", cur) == 0
+    out = capsys.readouterr().out
+    assert "on 8 labelled questions" in out
+    assert (
+        "The question sets differ; compared on the 8 shared questions. added 3 (x1, x2, x3); removed 2 (q09, q10)"
+        in out
+    )
+    assert gate("--baseline", base, "--current", cur, "--same-questions") == 2
     err = capsys.readouterr().err
-    assert "2 (q09, q10) only in" in err
-    assert "3 (x1, x2, x3) only in" in err
+    assert "scored other questions than" in err and "3 (x1, x2, x3) added, 2 (q09, q10) removed" in err
 
 
 def test_unlabelled_questions_are_left_out_of_the_pairing(make_run, capsys):
@@ -140,8 +156,8 @@ def test_gate_config_file(make_run, capsys, tmp_path):
     base, cur = make_run("b", [1] * 20), make_run("c", [None] * 8 + [1] * 12)
     assert gate("--baseline", base, "--current", cur, "--config", config) == 1
     out = capsys.readouterr().out
-    assert verdict_row(out, "recall@10").endswith("| 0.500 | pass: within margin |")
-    assert verdict_row(out, "mrr@10").endswith("| 0.010 | **FAIL**: regression |")
+    assert verdict_row(out, "recall@10").endswith("| 0.500 | 0.352 | pass: within margin |")
+    assert verdict_row(out, "mrr@10").endswith("| 0.010 | 0.352 | **FAIL**: regression |")
     config.write_text('[{"metric": "recall@10", "maxdrop": 0.5}]')
     assert gate("--baseline", base, "--current", cur, "--config", config) == 2
     assert "must have exactly the keys metric, max_drop" in capsys.readouterr().err
@@ -183,3 +199,37 @@ def test_a_metric_with_no_values_exit_2(make_run, capsys):
         (folder / "per_question.csv").write_text("\n".join([table[0] + ",coverage@5", *rows]) + "\n")
     assert gate("--baseline", base, "--current", cur, "--metric", "coverage@5") == 2
     assert "metric coverage@5 has no value on any question" in capsys.readouterr().err
+
+
+def test_the_newcomers_drop_does_not_read_pass(make_run, capsys):
+    # 29 questions, recall@10 0.862 -> 0.724: 5 hit -> miss, 1 miss -> hit; one-sided p = (1 + 6) / 64 = 0.109
+    base = make_run("b", [1] * 25 + [None] * 4)
+    cur = make_run("c", [None] * 5 + [1] * 20 + [1] + [None] * 3)
+    assert gate("--baseline", base, "--current", cur) == 1
+    out = capsys.readouterr().out
+    row = verdict_row(out, "recall@10")
+    assert row.startswith("| recall@10 | 0.862 | 0.724 | -0.138 |")
+    # detectable: 2.4865 * sqrt(6) / 29 = 0.210, beyond the observed 0.138: the set cannot tell
+    assert row.endswith(f"| {7 / 64:.3f} | 0.020 | 0.210 | **INCONCLUSIVE**: drop beyond margin, not confirmed |")
+    assert "### rag-bench gate: INCONCLUSIVE" in out and "PASS" not in out
+
+
+def test_a_question_set_that_grew_by_two_is_gated_on_the_shared_ones(make_run, capsys):
+    base = make_run("b", [1] * 29)
+    grown = make_run("c", [1] * 31)  # q30 and q31 written in the label app since
+    assert gate("--baseline", base, "--current", grown) == 0
+    out = capsys.readouterr().out
+    assert "### rag-bench gate: PASS" in out and "on 29 labelled questions" in out
+    assert "compared on the 29 shared questions. added 2 (q30, q31)" in out
+
+
+def test_non_inferiority_passes_only_a_drop_shown_within_the_margin(make_run, capsys):
+    # 40 questions, nothing changed: within a margin of 0.2 only if the data show it (p of d + 0.2 > 0)
+    base, cur = make_run("b", [1] * 40), make_run("c", [1] * 40)
+    args = ["--baseline", base, "--current", cur, "--mode", "non-inferiority"]
+    assert gate(*args, "--metric", "recall@10", "--max-drop", "0.2") == 0
+    assert verdict_row(capsys.readouterr().out, "recall@10").endswith("| pass: drop shown within margin |")
+    # two questions cannot show anything: inconclusive, not pass
+    two_b, two_c = make_run("b2", [1, 1]), make_run("c2", [1, 1])
+    assert gate("--baseline", two_b, "--current", two_c, "--mode", "non-inferiority") == 1
+    assert "**INCONCLUSIVE**" in verdict_row(capsys.readouterr().out, "recall@10")

@@ -92,3 +92,16 @@ def test_main_writes_json_and_refuses_other_suffixes(folder, tmp_path, capsys):
 def test_a_bundled_name_works(capsys):
     assert main(["annual-report"]) == 0
     assert capsys.readouterr().out.startswith("annual-report: 40 questions over 1 documents")
+
+
+def test_detect_says_how_many_questions_a_drop_needs(capsys):
+    # n = ((z_0.95 + z_0.8) * sqrt(0.2) / 0.1)^2 = 2.48647^2 * 0.2 / 0.01 = 123.65 -> 124
+    assert main(["annual-report", "--detect", "0.1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "to confirm a drop of 0.1 in a hit metric (p < 0.05, 80% power) when 20% of the questions change: "
+        "124 questions; this set has 40 (84 more needed)"
+    )
+    assert main(["annual-report", "--detect", "0.3", "--discordance", "0.3"]) == 0  # 2.48647^2 * 0.3 / 0.09 = 20.6
+    assert capsys.readouterr().out.splitlines()[-1].endswith("21 questions; this set has 40 (enough)")
+    with pytest.raises(ConfigError, match=r"--discordance \(0.01\) between it and 1"):
+        main(["annual-report", "--detect", "0.05", "--discordance", "0.01"])

@@ -26,7 +26,8 @@ def test_a_run_served_wholly_from_the_cache_says_so_not_zero_vectors():
 def test_truncated_chunks_and_shortfalls_are_printed():
     run = {**payload(truncated=2), "shortfall": {"documents@10": 4}}
     assert notes(run) == [
-        "note: 2 chunks are longer than the embedder's input and were embedded truncated",
+        "note: 2 chunks (20% of 10) are longer than the embedder's input and were embedded truncated (fix: measure "
+        "chunks in the embedder's tokens, chunker.unit=tokens, so none is cut)",
         "note: 4 questions have fewer than 10 distinct documents among their candidates, so metrics at 10 count "
         "only those (raise retrieval.depth to reach it)",
     ]
@@ -37,3 +38,13 @@ def test_truncated_chunks_and_shortfalls_are_printed():
     )
     assert table[1].startswith("note: 2 chunks") and table[-1] == "recall@10      0.500  [0.250, 0.750]"
     assert notes(payload()) == []
+
+
+def test_a_sweep_point_is_one_line_and_the_summary_is_the_reports_table_as_text():
+    from rag_bench.report.run.console import point_line
+
+    line = point_line(3, {**payload(truncated=2), "metrics": {"recall@10": 0.5, "ndcg@10": 0.25}}, "/tmp/s/3")
+    assert line == (
+        "point 3: recall@10 0.500, ndcg@10 0.250; nothing embedded: chunks, bm25, dense reused from the cache; "
+        "2 chunks embedded truncated (chunker.unit=tokens) -> /tmp/s/3"
+    )

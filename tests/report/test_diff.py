@@ -54,11 +54,23 @@ def test_markdown_lists_each_flip_with_evidence_and_rankings():
     assert text.index("### lost") < text.index("### gained")
 
 
-def test_runs_on_other_questions_or_cut_offs_are_refused():
+def test_runs_on_other_questions_are_diffed_on_the_shared_ones_and_other_cut_offs_refused():
+    from rag_bench.report.diff.page import render_diff_page
+
     before, after = views()
-    fewer = {**after, "questions": after["questions"][1:]}
-    with pytest.raises(DataError, match=r"holds other questions than a: 1 \(q-hit\) only in a, 0 only in b"):
-        diff_view(before, fewer, labels=("a", "b"))
+    reworded = {**after["questions"][1], "text": after["questions"][1]["text"] + " (reworded)"}
+    other = {**after, "questions": [reworded, *after["questions"][2:]]}
+    view = diff_view(before, other, labels=("a", "b"))
+    assert view["questions"] == {"added": [], "removed": ["q-hit"], "changed": [reworded["id"]]}
+    assert view["n_questions"] == len(before["questions"]) - 2
+    assert f"Only the shared questions are compared. removed 1: q-hit; changed 1: {reworded['id']}" in diff_markdown(
+        view
+    )
+    page = render_diff_page(view)
+    assert '<li id="removed">removed (1): q-hit</li>' in page and '<li id="changed">changed (1)' in page
+    nothing = {**after, "questions": []}
+    with pytest.raises(DataError, match=r"shares no question with a"):
+        diff_view(before, nothing, labels=("a", "b"))
     other_k = run_view(replace(facts(), report_k=3))
     with pytest.raises(DataError, match="report_k 3, a at 2"):
         diff_view(before, other_k, labels=("a", "b"))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rag_bench.core.types import Chunk, Dataset, Document, Question, Span
+from rag_bench.core.types import Chunk, Dataset, Document, Lost, Question, Span
 from rag_bench.score.evaluate import evaluate
 from rag_bench.score.failures import CLASSES, StageLists, diagnose, failure_counts
 
@@ -38,6 +38,8 @@ CASES = {
     # b[0, 20): chunk 3 (b, from 50) is a candidate of document b, but nothing touches [0, 20)
     "not-retrieved": (span_question("not-retrieved", "b", 0, 20), [3, 0, -1], [1, 3, -1], [3, 1, 0], [3, 1, 0]),
     "unlabelled": (Question("unlabelled", "no labels"), [0, -1, -1], [0, -1, -1], [0], [0]),
+    # the parse lost its excerpt: no chunk can hold it, whatever the lists
+    "lost-by-parser": (Question("lost-by-parser", "?", lost=(Lost("a", "gone"),)), [0, 1, 2], [0, 2, -1], [0], [0]),
 }
 
 
@@ -57,7 +59,8 @@ def test_each_class_on_a_hand_made_fixture():
     stages = stage_lists([list(case[1:]) for case in CASES.values()])
     found = diagnose(CHUNKS, questions, stages, tau=0.5, report_k=K)
     assert [d.failure for d in found] == list(CASES)
-    assert set(CLASSES) == set(CASES) | {"crowded-out", "diversified-out", "expanded-out"}  # test_failures_steps.py
+    # below-k needs one index alone (next test); the step classes are in test_failures_steps.py
+    assert set(CLASSES) == set(CASES) | {"below-k", "crowded-out", "diversified-out", "expanded-out"}
     # evidence ranks per stage: the first chunk that hits, from 1
     assert found[1].ranks == {"bm25": 1, "dense": None, "fused": 2, "reranked": 3}
     assert found[2].ranks == {"bm25": 3, "dense": None, "fused": 4, "reranked": 4}
@@ -71,14 +74,14 @@ def test_without_a_reranker_nothing_is_reranked_out():
     assert found[0].ranks == {"bm25": 1, "dense": None, "fused": 2}
 
 
-def test_one_index_without_fusion_is_fused_out_when_it_ranks_the_evidence_below_k():
-    bm25 = np.array([[4, 0, 3]])  # the hit (chunk 3) at rank 3, below k = 2
+def test_one_index_alone_that_ranks_the_evidence_below_k_is_below_k_not_fused_out():
+    bm25 = np.array([[4, 0, 3]])  # the hit (chunk 3) at rank 3, below k = 2; nothing was fused
     stages = StageLists({"bm25": bm25}, bm25)
     (found,) = diagnose(CHUNKS, [span_question("q", "b", 50, 90)], stages, tau=0.5, report_k=K)
-    assert (found.failure, found.ranks) == ("fused-out", {"bm25": 3})
+    assert (found.failure, found.ranks) == ("below-k", {"bm25": 3})
     # an external retriever gives only its final list: the same
     (found,) = diagnose(CHUNKS, [span_question("q", "b", 50, 90)], StageLists({}, bm25), tau=0.5, report_k=K)
-    assert (found.failure, found.ranks) == ("fused-out", {"fused": 3})
+    assert (found.failure, found.ranks) == ("below-k", {"fused": 3})
 
 
 def test_tau_decides_between_hit_and_boundary():
@@ -123,7 +126,7 @@ def test_judged_hit_follows_the_metrics_document_order_and_agrees_with_hit_at_k(
     assert diagnose(CHUNKS, [question], StageLists({"bm25": final}, final), tau=0.5, report_k=1)[0].failure == "hit"
     # a relevant document second in the list is second whatever the scores say
     later = judged("r", {"b": 1})
-    assert diagnose(CHUNKS, [later], tied, tau=0.5, report_k=1)[0].failure == "fused-out"
+    assert diagnose(CHUNKS, [later], tied, tau=0.5, report_k=1)[0].failure == "below-k"  # one index: no fusion
 
 
 def test_span_hits_agree_with_the_metrics_hit_at_k():

@@ -44,7 +44,7 @@ def test_crowded_out_when_copies_fill_the_top_k():
     # the top 2 are the notice twice; without the copies (5, 6 repeat 4) chunk 2 ranks 2nd
     found = classify([4, 5, 6, 2])
     assert found.failure == "crowded-out" and found.ranks["bm25"] == 4
-    assert classify([4, 0, 5, 2]).failure == "fused-out"  # without the copy, 2 ranks 3rd: beyond k
+    assert classify([4, 0, 5, 2]).failure == "below-k"  # without the copy, 2 ranks 3rd: beyond k (one index)
 
 
 def test_diversified_out_when_the_diversity_step_lost_the_hit():
@@ -63,11 +63,15 @@ def test_expanded_out_when_the_returned_units_do_not_hit():
     assert classify([2, 1], steps={"expanded": [1, 2]}).failure == "hit"
 
 
-def test_a_unit_that_hits_below_k_is_fused_out_not_boundary():
+def test_a_unit_that_hits_below_k_is_below_k_or_fused_out_not_boundary():
     # no first-stage chunk touches [80, 120) (chunks 0, 1 and 3 lie beside it); the expansion returned unit 8,
     # [60, 140), which holds it, at rank 4: the evidence was found and ranked below k (before: "boundary")
     wide = piece("a", A, 60, 140)  # 8: a unit holding all of the evidence
     chunks = [*CHUNKS, wide]
     stages = StageLists({"bm25": rows([0, 1, 3])}, rows([0, 1, 3]), steps={"expanded": rows([0, 1, 3, 8])})
     found = diagnose(chunks, [EVIDENCE], stages, tau=0.5, report_k=2)[0]
-    assert found.failure == "fused-out" and found.ranks["expanded"] == 4
+    assert found.failure == "below-k" and found.ranks["expanded"] == 4  # one index alone: nothing was fused
+    fused = StageLists(
+        {"bm25": rows([0, 1, 3]), "dense": rows([1, 0])}, rows([0, 1, 3]), steps={"expanded": rows([0, 1, 3, 8])}
+    )
+    assert diagnose(chunks, [EVIDENCE], fused, tau=0.5, report_k=2)[0].failure == "fused-out"

@@ -8,7 +8,7 @@ from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.core.workspace import Workspace
 from rag_bench.rerank.base import rerank
 from rag_bench.rerank.registry import RERANKERS
-from rag_bench.rerank.voyage import VoyageReranker
+from rag_bench.rerank.remote import RemoteReranker
 from rag_bench.testing.voyage_server import FakeVoyageServer, Fault
 
 KEY = "pa-test-key-0c4a9d"
@@ -24,7 +24,7 @@ def server(monkeypatch):
         yield fake
 
 
-def reranker(server, cache_dir, **overrides) -> VoyageReranker:
+def reranker(server, cache_dir, **overrides) -> RemoteReranker:
     settings = {"model": "rerank-2.5", "base_url": server.url, "backoff_s": 0.01, "timeout_s": 5.0}
     return RERANKERS.build(RERANKERS.settings("voyage", **{**settings, **overrides}), Workspace(DiskCache(cache_dir)))
 

@@ -123,4 +123,13 @@ def test_readers_of_a_run_folder_stop_when_its_dataset_changed(tmp_path):
     assert "has changed since the run" in done.stderr
     assert rag_bench("embedder=fake", f"dataset.path={data}", f"hydra.run.dir={current}", cache=cache).returncode == 0
     gate = rag_bench("gate", "--baseline", str(base), "--current", str(current), cache=cache)
-    assert gate.returncode == 2 and "was scored on other dataset contents than" in gate.stderr
+    assert gate.returncode == 0, gate.stderr  # the same documents: gated on the questions that did not change
+    assert "compared on the 39 shared questions. changed 1 (ar-001)" in gate.stdout
+    same = rag_bench("gate", "--baseline", str(base), "--current", str(current), "--same-questions", cache=cache)
+    assert same.returncode == 2 and "1 (ar-001) changed" in same.stderr
+    with (data / "docs" / "annual-report.md").open("a", encoding="utf-8") as doc:  # other documents: refused
+        doc.write("\nA paragraph added to the report.\n")
+    other = tmp_path / "other"
+    assert rag_bench("embedder=fake", f"dataset.path={data}", f"hydra.run.dir={other}", cache=cache).returncode == 0
+    gate = rag_bench("gate", "--baseline", str(base), "--current", str(other), cache=cache)
+    assert gate.returncode == 2 and "was scored on other documents than" in gate.stderr

@@ -94,6 +94,8 @@ class Analyzer:
     normalize: Callable[[str], str]
     split: Callable[[str], list[str]]
     split_many: Callable[[Sequence[str]], list[Sequence[str]]] | None = None  # ``split`` of each word, faster
+    # a whole corpus's terms at once, (texts, normalize) -> terms.Terms, where word by word is slow (CJK bigrams)
+    corpus: Callable[[Sequence[str], Callable[[str], str]], object] | None = None
 
     def __call__(self, text: str) -> list[str]:
         return self.split(self.normalize(text))

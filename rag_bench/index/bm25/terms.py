@@ -53,8 +53,12 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
     """``texts`` analyzed by ``analyze`` (an ``Analyzer``, or any whitespace-respecting function), as a term stream.
 
     An ``Analyzer`` normalizes the joined corpus in one call and splits each distinct
-    normalized word; a plain function is called on each distinct raw word.
+    normalized word; a plain function is called on each distinct raw word. An analyzer with a
+    ``corpus`` path of its own (CJK bigrams, ``bigram_corpus.py``) takes the whole corpus.
     """
+    whole = getattr(analyze, "corpus", None)
+    if whole is not None:
+        return whole(texts, analyze.normalize)
     if any(MARKER in text for text in texts):
         return terms_of_tokens([analyze(text) for text in texts])
     joined = f" {MARKER} ".join(texts) + _PAD  # the padding word_codes needs, made in this join, not copied later

@@ -1,11 +1,13 @@
 """What flipped between two runs: the questions whose hit at ``report_k`` changed, with both rankings.
 
 ``diff_view(before, after)`` takes two run models (``run_view.py``, as each run's report.html
-embeds them) scored on the same questions at the same ``report_k``. A question *flipped* when the
-final top k held evidence in one run and not in the other: ``lost`` (hit -> miss) or ``gained``.
+embeds them) at the same ``report_k``, and pairs the questions they share (same id, text and evidence;
+a question set that grew or changed is compared on those, the others listed). A question *flipped* when
+the final top k held evidence in one run and not in the other: ``lost`` (hit -> miss) or ``gained``.
 The model (JSON-serialisable):
 
-  runs         [label before, label after], report_k, n_questions
+  runs         [label before, label after], report_k, n_questions (shared)
+  questions    {added, removed, changed}: ids only one run scored, or scored with another text or evidence
   counts       lost, gained, and transitions {class before: {class after: questions}} over all questions
   flips        [{id, text, category, lost, evidence, before: side, after: side}], lost first, in question order
   side         {failure, first_hit, ranks {stage: evidence rank}, top: [{id, doc, start, end, text, hit}]}
@@ -35,10 +37,14 @@ def diff_view(before: dict, after: dict, labels: tuple[str, str]) -> dict:
         )
     first = {q["id"]: q for q in before["questions"]}
     second = {q["id"]: q for q in after["questions"]}
-    _same_questions(first, second, labels)
+    sets = question_lists(first, second)
+    changed = set(sets["changed"])
+    shared = {qid: old for qid, old in first.items() if qid in second and qid not in changed}
+    if not shared:
+        raise DataError(labels[1], f"shares no question with {labels[0]}", fix="diff two runs of one dataset")
     transitions: dict[str, dict[str, int]] = {}
     flips = []
-    for qid, old in first.items():
+    for qid, old in shared.items():
         new = second[qid]
         row = transitions.setdefault(old["failure"], {})
         row[new["failure"]] = row.get(new["failure"], 0) + 1
@@ -49,29 +55,25 @@ def diff_view(before: dict, after: dict, labels: tuple[str, str]) -> dict:
     return {
         "runs": list(labels),
         "report_k": k_before,
-        "n_questions": len(first),
+        "n_questions": len(shared),
+        "questions": sets,
         "counts": {"lost": lost, "gained": len(flips) - lost, "transitions": transitions},
         "flips": flips,
     }
 
 
-def _same_questions(first: dict, second: dict, labels: tuple[str, str]) -> None:
-    only_first = [q for q in first if q not in second]
-    only_second = [q for q in second if q not in first]
-    if only_first or only_second:
-        raise DataError(
-            labels[1],
-            f"holds other questions than {labels[0]}: {_some(only_first)} only in {labels[0]}, "
-            f"{_some(only_second)} only in {labels[1]}",
-            fix="diff two runs of the same dataset and labels",
-        )
+def question_lists(first: dict, second: dict) -> dict[str, list[str]]:
+    """The ids only the later run scored (added), only the earlier one (removed), and those both scored with
+    another text or evidence (changed), each in its run's order."""
 
+    def same(a: dict, b: dict) -> bool:
+        return a["text"] == b["text"] and a["evidence"] == b["evidence"] and a["relevant"] == b["relevant"]
 
-def _some(ids: list[str]) -> str:
-    if not ids:
-        return "0"
-    more = f", ... ({len(ids) - SHOW_IDS} more)" if len(ids) > SHOW_IDS else ""
-    return f"{len(ids)} ({', '.join(ids[:SHOW_IDS])}{more})"
+    return {
+        "added": [q for q in second if q not in first],
+        "removed": [q for q in first if q not in second],
+        "changed": [q for q in first if q in second and not same(first[q], second[q])],
+    }
 
 
 def _flip(old: dict, new: dict, before: dict, after: dict) -> dict:
@@ -111,6 +113,10 @@ def diff_markdown(view: dict, page: str | None = None) -> str:
         f"{counts['lost']} lost (hit -> miss), {counts['gained']} gained (miss -> hit), "
         f"of {view['n_questions']} questions." + (f" Side by side: {md_link(page, page)}" if page else ""),
     ]
+    listed = {name: ids for name, ids in view.get("questions", {}).items() if ids}
+    if listed:
+        parts = "; ".join(f"{name} {len(ids)}: {md_text(', '.join(ids))}" for name, ids in listed.items())
+        lines += ["", f"Only the shared questions are compared. {parts}"]
     for flip in view["flips"]:
         lines += ["", _flip_markdown(flip, view["report_k"])]
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ def render_diff_page(view: dict) -> str:
         f"<h1>{title}</h1>",
         f'<p class="sub" id="summary">{counts["lost"]} lost (hit -> miss), {counts["gained"]} gained (miss -> hit), '
         f"of {view['n_questions']} questions.</p>",
+        *_question_lists(view.get("questions", {})),
         "<h2>Failure class before (rows) and after (columns), every question</h2>",
         _transitions(counts["transitions"]),
         f"<h2>Flipped questions ({len(view['flips'])})</h2>",
@@ -33,6 +34,17 @@ def render_diff_page(view: dict) -> str:
         body.append("<p>No question flipped.</p>")
     head = f"<head><meta charset=utf-8><title>{title}</title><style>{asset('page.css')}</style></head>"
     return "<!doctype html>\n<html lang=en>" + head + "\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+
+
+def _question_lists(sets: dict[str, list[str]]) -> list[str]:
+    """The questions only one run scored (added, removed) or scored otherwise (changed): not compared."""
+    listed = {name: ids for name, ids in sets.items() if ids}
+    if not listed:
+        return []
+    items = "".join(
+        f'<li id="{name}">{name} ({len(ids)}): {html.escape(", ".join(ids))}</li>' for name, ids in listed.items()
+    )
+    return ["<h2>Questions not compared (the question sets differ)</h2>", f"<ul>{items}</ul>"]
 
 
 def _transitions(transitions: dict[str, dict[str, int]]) -> str:

@@ -7,6 +7,16 @@ from rag_bench.report.run.outputs import failure_line
 HEADLINE = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "coverage@5")
 
 
+def point_line(number: int | str, payload: dict, out_dir) -> str:
+    """One line per sweep point (Hydra's launch line names its overrides): the headline metrics, what it did,
+    where its outputs are."""
+    metrics = payload["metrics"]
+    shown = ", ".join(f"{name} {metrics[name]:.3f}" for name in ("recall@10", "ndcg@10") if name in metrics)
+    cut = payload["stats"].get("truncated", 0)
+    warn = f"; {cut} chunks embedded truncated (chunker.unit=tokens)" if cut else ""
+    return f"point {number}: {shown}; {work_done(payload['stats'])}{warn} -> {out_dir}"
+
+
 def console_table(payload: dict) -> str:
     """A compact table of the headline metrics with their 95% intervals."""
     metrics, ci = payload["metrics"], payload["ci95"]
@@ -39,9 +49,13 @@ def work_done(stats: dict) -> str:
 def notes(payload: dict) -> list[str]:
     """Lines about numbers a reader should not take at face value: truncated chunks, capped cut-offs."""
     out = []
-    truncated = payload["stats"].get("truncated", 0)
+    truncated, chunks = payload["stats"].get("truncated", 0), payload["stats"].get("chunks", 0)
     if truncated:
-        out.append(f"note: {truncated} chunks are longer than the embedder's input and were embedded truncated")
+        share = f" ({truncated / chunks:.0%} of {chunks})" if chunks else ""
+        out.append(
+            f"note: {truncated} chunks{share} are longer than the embedder's input and were embedded truncated "
+            "(fix: measure chunks in the embedder's tokens, chunker.unit=tokens, so none is cut)"
+        )
     for cut, n in payload.get("shortfall", {}).items():
         what, _, size = cut.partition("@")
         unit = "distinct documents" if what == "documents" else "characters"

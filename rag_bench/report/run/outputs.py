@@ -51,6 +51,7 @@ def run_facts(result, explanation: Explanation) -> RunFacts:
         first_hits=[None if pd.isna(r) else int(r) for r in ev.per_question["first_hit_rank"]],
         report_k=explanation.report_k,
         tau=cfg.tau,
+        languages={g: (ev.language_counts[g], means) for g, means in ev.by_language.items()},
     )
 
 

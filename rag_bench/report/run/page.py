@@ -35,6 +35,7 @@ def render_run_page(view: dict) -> str:
         '<div class="row">',
         _metricstable_html(view),
         _categoriestable_html(view),
+        _groups_html(view, "languages", "language") if view.get("languages") else "",
         "</div>",
         f"<h2>Why questions missed (failure class at k = {run['report_k']})</h2>",
         _failurestable_html(view),
@@ -106,16 +107,21 @@ def _metricstable_html(view: dict) -> str:
 
 
 def _categoriestable_html(view: dict) -> str:
+    return _groups_html(view, "categories", "category")
+
+
+def _groups_html(view: dict, key: str, label: str) -> str:
+    """The table of ``view[key]`` (categories, or language groups with cross-language last)."""
     k = view["run"]["report_k"]
     names = [m.format(k=k) for m in CATEGORY_METRICS]
-    head = "<tr><th class=l>category</th><th>n</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr>"
+    head = f"<tr><th class=l>{label}</th><th>n</th>" + "".join(f"<th>{html.escape(n)}</th>" for n in names) + "</tr>"
     rows = [
         f"<tr><td class=l>{html.escape(c['name'])}</td><td>{c['n']}</td>"
         + "".join(f"<td>{_fixed(c['metrics'].get(n))}</td>" for n in names)
         + "</tr>"
-        for c in view["categories"]
+        for c in view[key]
     ]
-    return table_html("categories", head, rows)
+    return table_html(key, head, rows)
 
 
 def _failurestable_html(view: dict) -> str:

@@ -6,6 +6,7 @@
   run          title, dataset, report_k, tau, stages (names, the final one last), settings {key: value}
   metrics      [{name, mean, low, high}]: every aggregate with its 95% interval
   categories   [{name, n, metrics: {name: mean}}]
+  languages    the same per language group (score/languages.py), only when the dataset gives languages
   failures     {category: {class: count}}, an ``all`` row first (``failures.failure_counts``)
   classes      the failure classes, misses first
   chunks       [{id, doc, start, end, text}]: each chunk some question shows, once
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -64,6 +65,7 @@ class RunFacts:
     first_hits: Sequence[int | None]  # rank of the first hit in the final list, per question
     report_k: int = 10
     tau: float = 0.5
+    languages: Mapping[str, tuple[int, Mapping[str, float]]] = field(default_factory=dict)  # as categories
 
 
 def run_view(facts: RunFacts) -> dict:
@@ -86,15 +88,20 @@ def run_view(facts: RunFacts) -> dict:
             {"name": name, "mean": _num(m), "low": _num(lo), "high": _num(hi)}
             for name, (m, lo, hi) in facts.metrics.items()
         ],
-        "categories": [
-            {"name": name, "n": n, "metrics": {k: _num(v) for k, v in means.items()}}
-            for name, (n, means) in facts.categories.items()
-        ],
+        "categories": _groups(facts.categories),
+        **({"languages": _groups(facts.languages)} if facts.languages else {}),
         "failures": failure_counts(failures, [q.category for q in facts.questions]),
         "classes": list(DISPLAY_CLASSES),
         "chunks": [_chunk(facts.chunks[c]) for c in chunk_slots],
         "questions": questions,
     }
+
+
+def _groups(groups: Mapping[str, tuple[int, Mapping[str, float]]]) -> list[dict]:
+    """Categories or language groups: ``[{name, n, metrics: {name: mean}}]``."""
+    return [
+        {"name": name, "n": n, "metrics": {k: _num(v) for k, v in means.items()}} for name, (n, means) in groups.items()
+    ]
 
 
 def assert_aligned(facts: RunFacts) -> None:
@@ -159,13 +166,13 @@ def _positions(stage: Stage, q: int) -> dict[int, tuple[int, float]]:
 
 
 def _hits(chunk: Chunk, question: Question, tau: float) -> bool:
-    if question.spans:
+    if question.has_evidence:
         return any(hits(chunk, span, tau) for span in question.spans)
     return question.judgements.get(chunk.doc_id, 0) > 0
 
 
 def _touches(chunk: Chunk, question: Question) -> bool:
-    if question.spans:
+    if question.has_evidence:
         return any(overlap(chunk, span) > 0 for span in question.spans)
     return question.judgements.get(chunk.doc_id, 0) > 0
 

@@ -28,15 +28,16 @@ class SweepReport(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         from rag_bench.core.cache import DiskCache, cache_root
-        from rag_bench.report.sweep.cli import DEFAULT_METRIC, ReportOptions, report_sweep
+        from rag_bench.report.sweep.cli import DEFAULT_METRIC, ReportOptions, write_report
 
         folder = Path(config.hydra.sweep.dir)
         options = ReportOptions(metric=self.metric or DEFAULT_METRIC, alpha=self.alpha, seed=self.seed)
         cache = DiskCache(cache_root(OmegaConf.select(config, "cache_dir")))  # the sweep's cache, as its points'
         try:
-            written = report_sweep(folder, options=options, cache=cache)
+            written, summary = write_report(folder, options=options, cache=cache)
         except RagBenchError as exc:  # the points are written; a report problem must not hide them
             log.warning("sweep report not written: %s (retry: rag-bench report %s)", exc, folder)
             return
         report = next(p for p in written if p.name == "report.md")
+        print(summary, flush=True)  # the summary once, after one line per point
         log.info("sweep report: %s (%d files in %s)", report, len(written), folder)

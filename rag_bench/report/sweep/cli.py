@@ -11,10 +11,12 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.files import write_atomic
 from rag_bench.report.blocks import write_documents
 from rag_bench.report.sweep.collect import collect
+from rag_bench.report.sweep.console import summary_text
 from rag_bench.report.sweep.document import build
 from rag_bench.report.sweep.kept import kept_marks, kept_plots
 from rag_bench.report.sweep.marks import with_marks
 from rag_bench.report.sweep.plot_data import PlotData
+from rag_bench.report.sweep.winner import write_winner
 
 DEFAULT_METRIC = "ndcg@10"
 PLOTS_FOLDER = "plots"
@@ -40,6 +42,16 @@ def report_sweep(
 
     Marks and plots are kept in ``cache`` (default: the default cache folder) by ``kept.py``.
     """
+    return write_report(sweep_dir, out_dir, options, cache)[0]
+
+
+def write_report(
+    sweep_dir: Path,
+    out_dir: Path | None = None,
+    options: ReportOptions = ReportOptions(),
+    cache: DiskCache | None = None,
+) -> tuple[list[Path], str]:
+    """``report_sweep``, also returning the summary as console text (``console.summary_text``)."""
     if not 0 < options.alpha < 1:
         raise ConfigError(f"--alpha ({options.alpha}) must be between 0 and 1, e.g. 0.05")
     out = sweep_dir if out_dir is None else out_dir
@@ -54,8 +66,11 @@ def report_sweep(
     write_atomic(out / "summary.csv", lambda handle: table.to_csv(handle, index=False, encoding="utf-8"))
     write_atomic(out / "summary.parquet", lambda handle: table.to_parquet(handle, index=False))
     plots = kept_plots(cache, PlotData(table, marks.metric, tuple(sweep.swept)), out / PLOTS_FOLDER)
+    winner = write_winner(sweep_dir, table, marks, out)
     documents = write_documents(build(sweep, marks, table, plots, out), out)
-    return [out / "summary.csv", out / "summary.parquet", *documents, *plots]
+    written = [out / "summary.csv", out / "summary.parquet", *documents, *plots, *([winner] if winner else [])]
+    report = next((str(p) for p in documents if p.name == "report.md"), str(out))
+    return written, summary_text(table, marks.metric, list(sweep.swept), report)
 
 
 def parser() -> argparse.ArgumentParser:

@@ -21,6 +21,8 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import HydraException
 
 from rag_bench.core.errors import DataError
+from rag_bench.report.sweep.languages import language_columns
+from rag_bench.report.sweep.parsers import parse_columns
 from rag_bench.report.sweep.work import number, work_columns
 from rag_bench.run_folder.read import RunFolder
 
@@ -111,9 +113,11 @@ def _row(point: dict, keys: list[str]) -> dict[str, object]:
     for name, mean in metrics.get("metrics", {}).items():
         low, high = intervals.get(name) or (None, None)
         row.update({name: number(mean), f"{name}_low": number(low), f"{name}_high": number(high)})
+    row.update(language_columns(metrics))
     stats = metrics.get("stats", {})
     row["retriever"] = stats.get("retriever") or row.get("retrieval.mode")  # e.g. "http http://...", "bm25"
-    row.update(work_columns(stats))
+    row.update(work_columns(stats, row["n_questions"]))
+    row.update(parse_columns(stats))
     return row
 
 

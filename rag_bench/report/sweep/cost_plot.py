@@ -20,6 +20,7 @@ from matplotlib.ticker import FormatStrFormatter, LogLocator, NullFormatter
 
 from rag_bench.report.sweep.plot_data import PlotData
 from rag_bench.report.sweep.plot_style import byte_unit, figure, legend
+from rag_bench.report.sweep.work import TRUNCATION_WARNING
 from rag_bench.score.names import higher_is_better, maximised
 
 API_COST = ("work_cost_usd", "estimated API cost of the configuration (USD)")
@@ -72,9 +73,10 @@ def _panel(ax: Axes, table: pd.DataFrame, metric: str, column: str, label: str) 
     )
     order = np.argsort(cost[front], kind="stable")
     ax.plot(cost[front][order], quality[front][order], "D-", color="tab:red", label="Pareto front", zorder=5)
-    for x, y, point, on_front in zip(cost, quality, table["point"], front, strict=True):
+    cut = table["truncated_share"] if "truncated_share" in table else pd.Series(np.nan, index=table.index)
+    for x, y, point, on_front, share in zip(cost, quality, table["point"], front, cut, strict=True):
         ax.annotate(
-            f"#{point}",
+            f"#{point}" + (f" ({share:.0%} truncated)" if share > TRUNCATION_WARNING else ""),
             (x, y),
             xytext=(4, 4),
             textcoords="offset points",

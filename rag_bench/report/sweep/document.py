@@ -15,7 +15,11 @@ import pandas as pd
 
 from rag_bench.report.blocks import Block, Link
 from rag_bench.report.sweep.collect import SweepTable
+from rag_bench.report.sweep.languages import language_blocks
 from rag_bench.report.sweep.marks import DIFF, Marks
+from rag_bench.report.sweep.parsers import parser_blocks
+from rag_bench.report.sweep.winner import WINNER, chosen_point
+from rag_bench.report.sweep.work import TRUNCATION_WARNING
 from rag_bench.score.names import higher_is_better
 
 SHOWN_METRICS = ("recall@5", "recall@10", "mrr@10", "ndcg@10")  # beside the headline metric, when measured
@@ -38,7 +42,7 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
     bold = frozenset(i for i, best in enumerate(ranked["best"]) if best)
     blocks = [
         Block("h1", f"Sweep report: {sweep.folder.name or sweep.folder}"),
-        Block("ul", items=tuple(overview(sweep, marks, table))),
+        Block("ul", items=tuple(overview(sweep, marks, table) + rerun_line(table, marks, out_dir))),
         Block("h2", f"Summary (sorted by {marks.metric})"),
         Block(
             "p",
@@ -58,12 +62,21 @@ def build(sweep: SweepTable, marks: Marks, table: pd.DataFrame, plots: list[Path
             "the run cache, an earlier run of the same configuration on the same files, computed nothing).",
         ),
         Block("table", items=(work_header, *work), bold_rows=bold),
+        *parser_blocks(table, list(sweep.swept)),
     ]
+    settings = [_setting(row, sweep) for _, row in ranked.iterrows()]
+    blocks += language_blocks(ranked, marks.metric, [_point(p, links) for p in ranked["point"]], settings, _number)
     if plots:
         blocks.append(Block("h2", "Plots"))
     for path in plots:
         blocks.append(Block("img", CAPTIONS.get(path.name, path.stem), items=(path.relative_to(out_dir).as_posix(),)))
     return blocks
+
+
+def rerun_line(table: pd.DataFrame, marks: Marks, out_dir: Path) -> list[str]:
+    """How to run the chosen point again (``winner.py``), or nothing without a choice."""
+    chosen = chosen_point(table, marks)
+    return [] if chosen is None else [f"re-run the chosen point #{chosen[0]} as it was: rag-bench @{out_dir / WINNER}"]
 
 
 def point_links(sweep: SweepTable, table: pd.DataFrame, out_dir: Path) -> dict[str, str]:
@@ -109,7 +122,22 @@ def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
         + (f", {served} of {len(table)} points served whole from the run cache" if served else "")
         + f", {table['seconds'].sum():.1f} s in all, estimated API cost ${table['cost_usd'].fillna(0).sum():.4f}"
     )
-    return lines + list(marks.notes)
+    return lines + truncation_lines(table) + list(marks.notes)
+
+
+def truncation_lines(table: pd.DataFrame) -> list[str]:
+    """A warning for the points that embedded a share of their chunks truncated past ``TRUNCATION_WARNING``."""
+    if "truncated_share" not in table:
+        return []
+    cut = table[table["truncated_share"] > TRUNCATION_WARNING]
+    if cut.empty:
+        return []
+    points = ", ".join(f"#{p} ({share:.0%})" for p, share in zip(cut["point"], cut["truncated_share"], strict=True))
+    return [
+        f"warning: chunks longer than the embedder's input were embedded truncated in {len(cut)} points: {points}; "
+        "their dense numbers see only each chunk's start. Measure chunks in the embedder's tokens "
+        "(chunker.unit=tokens) so none is cut"
+    ]
 
 
 def summary_rows(
@@ -169,6 +197,9 @@ def work_rows(ranked: pd.DataFrame, links: dict[str, str] | None = None) -> tupl
         ("returned_chars", "chars returned (top report_k)", _count),
         ("work_chars", "model input (chars)", _count),
         ("work_cost_usd", "API cost of the configuration (USD)", lambda v: _money(v)),
+        ("index_cost_usd", "index cost (USD, once)", lambda v: _money(v)),
+        ("cost_per_1k_questions", "cost per 1,000 questions (USD)", lambda v: _money(v)),
+        ("embed_seconds", "embedding s", lambda v: "-" if pd.isna(v) else f"{float(v):.2f}"),
         ("tokens", "tokens billed", _count),
         ("cost_usd", "cost billed (USD)", lambda v: _money(v)),
         ("served", "served from the run cache", lambda v: "yes" if v else ""),

@@ -1,0 +1,91 @@
+"""A fake OpenAI-compatible server on 127.0.0.1, for tests: ``/v1/embeddings`` as OpenAI answers it, and the
+``/v1/rerank`` schema that Jina, vLLM and others share (as a vLLM server serves both).
+
+Vectors are ``FakeEmbedder`` word hashes at the model's size (``MODELS``; ``dimensions`` when sent and the
+model takes it), as float lists or base64 as the client asks; rerank scores are ``FakeReranker`` word
+overlaps. A token is a word or punctuation mark. A model not in ``models`` gets OpenAI's 404
+``model_not_found``; ``dimensions`` for a model that does not take them, OpenAI's 400. Faults, key,
+delay and the announced rate limit: ``fake_api.py``.
+
+    with FakeOpenAIServer(api_key="sk-test", rate_limit=600) as server:
+        ... base_url=server.url + "/v1" ...
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+from rag_bench.embed.fake import FakeEmbedder
+from rag_bench.rerank.fake import FakeReranker
+from rag_bench.testing.fake_api import FakeApi
+from rag_bench.testing.voyage_server import tokens
+
+# model -> (native size, takes "dimensions")
+MODELS = {
+    "text-embedding-3-small": (1536, True),
+    "text-embedding-3-large": (3072, True),
+    "text-embedding-ada-002": (1536, False),
+    "nomic-embed-text": (768, False),
+    "bge-reranker-v2-m3": (0, False),
+    "jina-reranker-v2-base-multilingual": (0, False),
+}
+
+
+class FakeOpenAIServer(FakeApi):
+    """OpenAI's embeddings route and the shared rerank route; ``url`` is ``http://127.0.0.1:PORT`` (add ``/v1``)."""
+
+    def __init__(self, api_key: str | None = None, delay_s: float = 0.0, models: dict | None = None, **limits) -> None:
+        super().__init__(api_key, delay_s, **limits)
+        self.models = dict(MODELS if models is None else models)
+        self.key_header: str | None = None  # e.g. "api-key" (Azure): the key is checked there instead
+
+    def authorized(self, headers: dict[str, str]) -> bool:
+        if self.api_key is not None and self.key_header:
+            return headers.get(self.key_header.lower()) == self.api_key
+        return super().authorized(headers)
+
+    def refusal(self, status: int, message: str) -> dict:
+        kinds = {401: "invalid_request_error", 404: "invalid_request_error", 429: "requests"}
+        return {"error": {"message": message, "type": kinds.get(status, "server_error"), "code": None}}
+
+    def routes(self, path: str, body: dict | None, headers: dict[str, str]) -> tuple[int, object]:
+        body = body or {}
+        if path not in ("/v1/embeddings", "/v1/rerank"):
+            return 404, self.refusal(404, f"Invalid URL (POST {path})")
+        model = body.get("model")
+        if model not in self.models:
+            return 404, {"error": {"message": f"The model `{model}` does not exist", "code": "model_not_found"}}
+        if path == "/v1/rerank":
+            return 200, rerank(body)
+        size, flexible = self.models[model]
+        if "dimensions" in body and not flexible:
+            return 400, self.refusal(400, "This model does not support specifying dimensions.")
+        return 200, embeddings(body, body.get("dimensions") or size)
+
+
+def embeddings(body: dict, size: int) -> dict:
+    texts = body.get("input")
+    texts = [texts] if isinstance(texts, str) else list(texts or [])
+    vectors = FakeEmbedder(size).embed(texts)
+    if body.get("encoding_format") == "base64":
+        items = [base64.b64encode(np.asarray(v, "<f4").tobytes()).decode("ascii") for v in vectors]
+    else:
+        items = [[float(x) for x in v] for v in vectors]
+    used = sum(tokens(t) for t in texts)
+    return {
+        "object": "list",
+        "data": [{"object": "embedding", "index": i, "embedding": e} for i, e in enumerate(items)],
+        "model": body["model"],
+        "usage": {"prompt_tokens": used, "total_tokens": used},
+    }
+
+
+def rerank(body: dict) -> dict:
+    query, documents = body.get("query", ""), list(body.get("documents") or [])
+    scores = FakeReranker().score(query, documents)
+    order = sorted(range(len(documents)), key=lambda i: (-scores[i], i))[: body.get("top_n") or None]
+    results = [{"index": i, "relevance_score": float(scores[i]), "document": {"text": documents[i]}} for i in order]
+    used = tokens(query) * len(documents) + sum(tokens(d) for d in documents)
+    return {"model": body["model"], "results": results, "usage": {"total_tokens": used}}

@@ -1,0 +1,6 @@
+"""The parse tests build their files with real libraries (``made_files.py``)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
