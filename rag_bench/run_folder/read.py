@@ -14,12 +14,16 @@ import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import yaml
 
-from rag_bench.core.errors import DataError
+from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.core.types import Chunk, Dataset, Document, Question
+
+if TYPE_CHECKING:
+    from rag_bench.parse.run import ParseRun
 
 # a damaged file in a run folder: how to get it back (a resumed sweep redoes a point without metrics.json)
 REWRITE = (
@@ -137,7 +141,23 @@ class RunFolder:
                 f"has changed since the run in {self.path} scored it (its files' fingerprint differs)",
                 fix="rerun `rag-bench` on the dataset as it is now, or restore the dataset the run scored",
             )
-        return load_dataset(folder, settings.name)
+        return load_dataset(folder, settings.name, parse=self.parse())
+
+    def parse(self) -> ParseRun | None:
+        """The parser settings the run read ``docs/`` files with (None for runs written before parsers, which
+        read them with the default): a run's chunk offsets index its own parse's text, not another's."""
+        from rag_bench.parse.registry import PARSERS
+        from rag_bench.parse.run import ParseRun
+
+        parser = self.config.get("parser")
+        if not isinstance(parser, dict):
+            return None
+        values = dict(parser)
+        name = values.pop(PARSERS.key, None)
+        try:
+            return ParseRun(PARSERS.settings(str(name), **values))
+        except ConfigError as error:
+            raise DataError(self.path / "config.yaml", f"parser: {error}", fix=self.fix) from None
 
     def recorded_fingerprint(self) -> dict[str, str]:
         """The fingerprint metrics.json records ({} for runs written before fingerprints, or without metrics)."""
