@@ -37,6 +37,7 @@ SCRIPTS = {
     "warm-sweep": "bench_warm_sweep.py",
     "vectordb": "bench_vectordb.py",
     "explorer": "../run_page_tti.py",
+    "strategies": "bench_strategies.py",  # S6: each retrieval strategy's share of the retrieval stage
     "parse": "bench_parse.py",  # the parse stage against its libraries, and reuse across a parser sweep
     "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
     # issue 30: API embedding keeps the pipe full (fake servers in child processes)

@@ -1,4 +1,5 @@
-"""The run's config groups (parser, chunker, embedder, retrieval and its nested index, reranker), registered with Hydra.
+"""The run's config groups (parser, chunker, embedder, retrieval and its nested index, expand, diversity,
+reranker), registered with Hydra.
 
 Each group is an ``Options`` (``core/options.py``) kept in its stage's registry; ``register`` stores the
 top-level schema and every option's schema in Hydra's ConfigStore (``schema/<group>/<name>``), which
@@ -18,10 +19,12 @@ from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.parse.registry import PARSERS
 from rag_bench.rerank.registry import RERANKERS
+from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
+from rag_bench.retrieve.expand.registry import EXPANDERS
 from rag_bench.retrieve.registry import RETRIEVERS
 
 # a group that is a field of the run's config, then the nested dense-index group (retrieval.index=...)
-STAGE_GROUPS: tuple[Options, ...] = (PARSERS, CHUNKERS, EMBEDDERS, RETRIEVERS, RERANKERS)
+STAGE_GROUPS: tuple[Options, ...] = (PARSERS, CHUNKERS, EMBEDDERS, RETRIEVERS, EXPANDERS, DIVERSIFIERS, RERANKERS)
 RUN_GROUPS: tuple[Options, ...] = (*STAGE_GROUPS, VECTOR_INDEXES)
 
 

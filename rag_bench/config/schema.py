@@ -38,6 +38,8 @@ class Config:
     chunker: Any = MISSING  # a chunker's settings (chunk/registry.py CHUNKERS)
     embedder: Any = MISSING  # an embedder's settings (embed/registry.py EMBEDDERS)
     retrieval: Any = MISSING  # a retriever's settings (retrieve/registry.py RETRIEVERS)
+    expand: Any = MISSING  # what a hit returns: itself, its parent, a window, merged parents (retrieve/expand/)
+    diversity: Any = MISSING  # MMR or near-duplicate collapse of the retrieved list (retrieve/diversity/)
     reranker: Any = MISSING  # a reranker's settings (rerank/registry.py RERANKERS)
     ks: list[int] = field(default_factory=lambda: [1, 3, 5, 10, 20])
     tau: float = 0.5  # chunk hits span when overlap >= tau * min(len(chunk), len(span))
@@ -98,7 +100,27 @@ def validate(cfg: DictConfig) -> Config:
     check_choices(config)
     if isinstance(config, Config):
         check_cut_offs(config)
+        check_parent_level(config)
     return config
+
+
+def check_parent_level(config: Config) -> None:
+    """``expand.level=chunk`` cuts parents with the run's chunker at ``expand.size``: it must be a sized chunker,
+    and the parents larger than its chunks."""
+    expand = config.expand
+    if getattr(expand, "level", None) != "chunk":
+        return
+    size = getattr(config.chunker, "size", None)
+    if size is None:
+        raise ConfigError(
+            f"expand.level=chunk: chunker={config.chunker.name} has no chunker.size, so it makes no parent chunks; "
+            "use expand.level=section or expand.level=document"
+        )
+    if expand.size <= size:
+        raise ConfigError(
+            f"expand.size ({expand.size}) must exceed chunker.size ({size}): a parent chunk holds several chunks "
+            f"(e.g. expand.size={4 * size})"
+        )
 
 
 def check_cut_offs(config: Config) -> None:

@@ -36,6 +36,7 @@ class Stats:
     seconds: dict[str, float] = field(default_factory=dict)
     retriever: str = ""  # what produced the ranking: "bm25", "http http://...", "hybrid(external run.jsonl, bm25)"
     retrieval: dict[str, dict] = field(default_factory=dict)  # retriever name -> what only it reports (details)
+    strategies: dict[str, dict] = field(default_factory=dict)  # expand, diversity -> option, cost, chars returned
     parse: dict[str, object] = field(default_factory=dict)  # files parsed and from cache, evidence lost (run.py)
 
     @contextmanager
@@ -53,7 +54,8 @@ class RunResult:
 
     ``stages`` holds each ranked list on the way to the final one, every one over ``chunks``:
     the first-stage lists by retriever name ("bm25", "dense", ...), "fused" when a fusion ran,
-    and "reranked" when a reranker ran.
+    "expanded" and "diversified" when those steps ran, and "reranked" when a reranker ran. A step
+    may add units to the table after its chunks, so every list indexes the final ``chunks``.
     """
 
     config: Config

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +27,11 @@ from rag_bench.remote.usage import Metered
 from rag_bench.rerank.base import CutRerankerConfig, Prefetching, rerank
 from rag_bench.rerank.registry import RERANKERS
 from rag_bench.retrieve.base import Candidates, Corpus, Query, Retriever
+from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
+from rag_bench.retrieve.expand.registry import EXPANDERS
 from rag_bench.retrieve.registry import RETRIEVERS, meeting_filters
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import mean_chars
 from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import check_measured, evaluate
 
@@ -61,7 +64,12 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
         corpus, stats.reused["chunks"] = chunk_dataset(ws, dataset, cfg.chunker, embedder, folder)
     stats.chunks = len(corpus.chunks)
     stats.mean_chunk_chars = float(np.mean([len(c) for c in corpus.chunks])) if corpus.chunks else 0.0
-    resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension)
+
+    def rechunk(size: int):  # expand.level=chunk: the parents, the corpus cut again at a larger size, no overlap
+        parents = replace(cfg.chunker, size=size, **({"overlap": 0} if hasattr(cfg.chunker, "overlap") else {}))
+        return chunk_dataset(ws, dataset, parents, embedder, folder)[0].chunks
+
+    resources = Resources(ws, corpus, dataset, embedder, cfg.embedder.dimension, rechunk)
     if retriever is None:
         base = RETRIEVERS.build(cfg.retrieval, resources)
     else:  # the caller's own, under the same filter mode as the CLI's routes
@@ -69,6 +77,7 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     retriever = with_variants(base, cfg.retrieval, dataset, folder)
     found = retriever.retrieve([Query.of(q) for q in dataset.questions], cfg.retrieval.depth)
     stages = add_retrieval_stats(stats, found, retriever.name)
+    found = apply_steps(cfg, resources, found, stages, stats)
     ranked, scores = found.indices, found.scores
     if reranker is not None:
         with stats.stage("rerank"):
@@ -134,6 +143,33 @@ def add_retrieval_stats(stats: Stats, found: Candidates, found_name: str) -> dic
     stats.retriever = f"{found_name}({', '.join(labels)})" if found.parts else labels[0]
     stats.seconds["fuse"] = found.stats.seconds if found.parts else 0.0
     return {**parts, "fused": found} if found.parts else parts
+
+
+def apply_steps(cfg: Config, resources: Resources, found: Candidates, stages: dict, stats: Stats) -> Candidates:
+    """Run the post-retrieval steps the config names (``expand``, then ``diversity``); each list joins ``stages``.
+
+    ``stats.strategies[group]``: the option, its seconds and texts embedded, and the mean characters in the
+    top ``report_k`` before and after it (what a bigger returned unit costs a context), with its own details.
+    """
+    for group, settings in ((EXPANDERS, cfg.expand), (DIVERSIFIERS, cfg.diversity)):
+        with stats.stage(group.group):
+            step = group.build(settings, resources)
+            after = None if step is None else step.apply(found)
+        if after is None:
+            del stats.seconds[group.group]
+            continue
+        k = cfg.report_k
+        stats.strategies[group.group] = {
+            "option": group.name_of(settings),
+            "seconds": after.stats.seconds,
+            "embedded": after.stats.embedded,
+            f"chars@{k} before": mean_chars(found, k),
+            f"chars@{k} after": mean_chars(after, k),
+            **dict(after.stats.details or {}),
+        }
+        stages[step.stage] = after
+        found = after
+    return found
 
 
 def rerank_all(reranker, ranked: np.ndarray, questions: list[str], passages: list[str], cfg: CutRerankerConfig):

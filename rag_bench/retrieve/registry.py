@@ -21,6 +21,7 @@ from rag_bench.retrieve.base import RetrievalConfig, Retriever
 from rag_bench.retrieve.cached import cached
 from rag_bench.retrieve.external import function, langchain, runfile, service
 from rag_bench.retrieve.filtering import with_filter_mode
+from rag_bench.retrieve.fusion.methods import Fusion
 from rag_bench.retrieve.fusion.retriever import FusionRetriever, FusionSettings
 from rag_bench.retrieve.resources import Resources
 
@@ -71,7 +72,7 @@ def hybrid(retrievers: Options) -> Option:
                 f"retrieval.fuse names {unknown[0]!r}; it must name retrievers among: {', '.join(fusable)}"
             )
         children = [retrievers.build(child_config(retrievers, cfg, name), resources) for name in cfg.fuse]
-        return FusionRetriever(children, cfg.weights, cfg.k_rrf)
+        return FusionRetriever(children, cfg.weights, cfg.k_rrf, Fusion(cfg.fusion, cfg.k_rrf, cfg.normalize))
 
     return Option(hybrid_schema(retrievers), build)
 

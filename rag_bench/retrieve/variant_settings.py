@@ -10,18 +10,22 @@ from dataclasses import dataclass
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.data.variants import check_kinds
+from rag_bench.retrieve.fusion.methods import check_fusion
 
 
 @dataclass
 class QueryVariantSettings:
-    """Every retriever's query variants (``retrieve/variants.py``): rewrites of each question, fused by RRF."""
+    """Every retriever's query variants (``retrieve/variants.py``): rewrites of each question, fused (RRF default)."""
 
     query_variants: str | None = None  # a variants file; relative: from the current folder, else the dataset's
     variant_kinds: list[str] | None = None  # kinds to use (null = every kind in the file; [] = none)
     original_weight: float = 1.0  # RRF weight of the original question's list; 0 leaves the question out
     variant_k_rrf: float = 60.0  # RRF constant of the fusion over the question's and its variants' lists
+    variant_fusion: str = "rrf"  # how those lists are fused: rrf, convex or dbsf (as retrieval.fusion)
+    variant_normalize: str = "minmax"  # variant_fusion=convex: minmax or zscore
 
     def check(self) -> None:
+        check_fusion("retrieval.variant_", self.variant_fusion, self.variant_normalize)
         kinds = self.variant_kinds
         if kinds is not None:
             check_kinds(kinds, "retrieval.variant_kinds")

@@ -1,11 +1,13 @@
-"""Query variants: each question and its rewrites go through the configured retriever; the lists are fused by RRF.
+"""Query variants: each question and its rewrites go through the configured retriever; the lists are fused.
 
+By RRF unless ``retrieval.variant_fusion`` names a score fusion (convex, dbsf: ``fusion/methods.py``):
 score(c) = w_0 / (k + rank_0(c)) + sum_v 1 / (k + rank_v(c)), rank from 1, over the lists holding c:
 list 0 is the question's own (weight ``retrieval.original_weight``; 0 leaves it out), list v
 the one of rewrite v of a chosen kind (``retrieval.variant_kinds``; every rewrite weighs 1),
-k = ``retrieval.variant_k_rrf``. Each list is the configured retriever's final list for that
-text, so with ``retrieval=hybrid`` every rewrite is searched in BM25 and the dense index and
-fused there first. A HyDE passage is embedded in document mode (``Query.input_type``).
+k = ``retrieval.variant_k_rrf``; a score fusion gives the same weights to the lists' normalised scores.
+Each list is the configured retriever's final list for that text, so with ``retrieval=hybrid``
+every rewrite is searched in BM25 and the dense index and fused there first. A HyDE passage is
+embedded in document mode (``Query.input_type``).
 Cormack, Clarke and Buettcher, SIGIR 2009 (RRF); Rackauckas, "RAG-Fusion", 2024 (fusing the
 lists of several rewrites of one question); Gao et al., "Precise Zero-Shot Dense Retrieval
 without Relevance Labels", ACL 2023 (HyDE).
@@ -26,15 +28,15 @@ from rag_bench.core.errors import ConfigError, DataError
 from rag_bench.core.types import Dataset
 from rag_bench.data.variants import KINDS, kinds_in, read_variants, select
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats, Retriever
+from rag_bench.retrieve.fusion.methods import Fusion
 from rag_bench.retrieve.fusion.retriever import one_table
-from rag_bench.retrieve.fusion.rrf import rrf
 from rag_bench.retrieve.variant_settings import QueryVariantSettings
 
 QUESTION = "question"  # the name of the original question's list while fusing
 
 
 class VariantRetriever:
-    """``inner`` asked each question (unless its weight is 0) and each of its rewrites; lists fused by RRF."""
+    """``inner`` asked each question (unless its weight is 0) and each of its rewrites; lists fused (RRF by default)."""
 
     def __init__(
         self,
@@ -42,8 +44,10 @@ class VariantRetriever:
         variants: Mapping[str, Mapping[str, Sequence[str]]],  # question id -> kind -> rewrites
         original_weight: float = 1.0,
         k_rrf: float = 60.0,
+        fusion: Fusion | None = None,
     ) -> None:
-        self.inner, self.variants, self.original_weight, self.k_rrf = inner, variants, original_weight, k_rrf
+        self.inner, self.variants, self.original_weight = inner, variants, original_weight
+        self.fusion = Fusion(k_rrf=k_rrf) if fusion is None else fusion
         self.kinds = list(dict.fromkeys(kind for texts in variants.values() for kind in texts))
         self.name = inner.name
 
@@ -61,21 +65,29 @@ class VariantRetriever:
         if QUESTION in found:
             flat |= {f"{QUESTION}:{part}": c for part, c in found[QUESTION].parts.items()}
         chunks, lists = one_table(flat)
-        runs, weights, parts = [], [], {}
+        runs, weights, names, parts = [], [], [], {}
         if QUESTION in found:
-            runs.append(lists[QUESTION].indices)
+            runs.append((lists[QUESTION].indices, lists[QUESTION].scores))
             weights.append(self.original_weight)
+            names.append(QUESTION)
             own = {p: lists[f"{QUESTION}:{p}"] for p in found[QUESTION].parts}
             parts |= own or {self.inner.name: lists[QUESTION]}
         for kind in self.kinds:
             if kind not in found:
                 continue
-            slots = by_position(lists[kind].indices, owners[kind], len(queries))
+            slots = list(
+                zip(
+                    by_position(lists[kind].indices, owners[kind], len(queries)),
+                    by_position(lists[kind].scores, owners[kind], len(queries), fill=-np.inf),
+                    strict=True,
+                )
+            )
             runs += slots
             weights += [1.0] * len(slots)
-            indices, scores = rrf(slots, self.k_rrf)
+            names += [f"{kind} {j + 1}" for j in range(len(slots))]
+            indices, scores = self.fusion.fuse(slots, [1.0] * len(slots), names[-len(slots) :])
             parts[kind] = Candidates(chunks, indices, scores, list_cost(found[kind], carries_index=not parts))
-        indices, scores = rrf(runs, self.k_rrf, weights)
+        indices, scores = self.fusion.fuse(runs, weights, names)
         inner_fusion = found[QUESTION].stats.seconds if QUESTION in found and found[QUESTION].parts else 0.0
         stats = RetrievalStats(seconds=time.perf_counter() - start + inner_fusion)
         return Candidates(chunks, indices, scores, stats, parts)
@@ -92,17 +104,18 @@ class VariantRetriever:
         return asked, np.asarray(owners, dtype=np.int64)
 
 
-def by_position(indices: np.ndarray, owners: np.ndarray, n_questions: int) -> list[np.ndarray]:
+def by_position(indices: np.ndarray, owners: np.ndarray, n_questions: int, fill: float = -1) -> list[np.ndarray]:
     """One (n_questions, width) run per rewrite position: run j holds each question's j-th rewrite's list.
 
-    Rows of questions with fewer rewrites are -1 (no candidates). Example: owners [0, 0, 2] gives
-    two runs; run 0 holds rewrite 0 of question 0 and rewrite 2 of question 2, run 1 rewrite 1.
+    Rows of questions with fewer rewrites are ``fill`` (-1: no candidates; -inf for scores).
+    Example: owners [0, 0, 2] gives two runs; run 0 holds rewrite 0 of question 0 and rewrite 2 of
+    question 2, run 1 rewrite 1.
     """
     if len(owners) == 0:
         return []
     first = np.searchsorted(owners, owners)  # owners are grouped: the first row of each one's group
     position = np.arange(len(owners)) - first
-    out = np.full((int(position.max()) + 1, n_questions, indices.shape[1]), -1, dtype=np.int64)
+    out = np.full((int(position.max()) + 1, n_questions, indices.shape[1]), fill, dtype=indices.dtype)
     out[position, owners] = indices
     return list(out)
 
@@ -160,4 +173,5 @@ def with_variants(
                 "retrieval.original_weight=0 leaves the question itself out: nothing would be retrieved for it",
                 fix="give retrieval.original_weight a positive value, or choose kinds every question has",
             )
-    return VariantRetriever(retriever, variants, cfg.original_weight, cfg.variant_k_rrf)
+    fusion = Fusion(cfg.variant_fusion, cfg.variant_k_rrf, cfg.variant_normalize)
+    return VariantRetriever(retriever, variants, cfg.original_weight, cfg.variant_k_rrf, fusion)

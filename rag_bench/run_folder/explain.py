@@ -44,10 +44,13 @@ def explain(result, report_k: int | None = None) -> Explanation:
     return Explanation(k, diagnoses, configuration_work(result, stages), [q.category for q in questions])
 
 
+STEPS = ("expanded", "diversified")  # post-retrieval steps' lists, in the order they run
+
+
 def stage_lists(result) -> StageLists:
-    """The run's lists by role: first-stage lists, the list the reranker read, the reranked list."""
+    """The run's lists by role: first-stage lists, the fused list, the steps' lists, the reranked list."""
     stages = result.stages
-    first = {name: c.indices for name, c in stages.items() if name not in ("fused", "reranked")}
+    first = {name: c.indices for name, c in stages.items() if name not in ("fused", "reranked", *STEPS)}
     if "fused" in stages:
         fused = stages["fused"].indices
     elif len(first) == 1:
@@ -55,7 +58,8 @@ def stage_lists(result) -> StageLists:
     else:
         fused = result.ranked  # nothing but the final list is known
     reranked = stages["reranked"].indices if "reranked" in stages else None
-    return StageLists(first, fused, reranked, final_scores=result.scores)
+    steps = {name: stages[name].indices for name in STEPS if name in stages}
+    return StageLists(first, fused, reranked, final_scores=result.scores, steps=steps)
 
 
 def configuration_work(result, stages: StageLists) -> Work:
@@ -65,7 +69,8 @@ def configuration_work(result, stages: StageLists) -> Work:
     questions = [q.text for q in result.dataset.questions]
     reranked = None
     if stages.reranked is not None:
-        reranked = stages.fused[:, : cfg.reranker.depth]
+        reranked = stages.retrieved[:, : cfg.reranker.depth]
+    searched = next((result.stages[name].chunks for name in ("fused", *result.stages) if name in result.stages), None)
     return measure_work(
         passages,
         questions,
@@ -73,6 +78,7 @@ def configuration_work(result, stages: StageLists) -> Work:
         reranked=reranked,
         embed_price=_price(cfg.embedder),
         rerank_price=_price(cfg.reranker) if reranked is not None else None,
+        indexed=None if searched is None or searched is result.chunks else [c.indexed_text for c in searched],
         rerank_search_price=_search_price(cfg.reranker) if reranked is not None else None,
     )
 

@@ -56,15 +56,18 @@ def measure_work(
     reranked: np.ndarray | None = None,
     embed_price: float | None = None,
     rerank_price: float | None = None,
+    indexed: Sequence[str] | None = None,
     rerank_search_price: float | None = None,
 ) -> Work:
     """The work of one configuration (formulas in the module docstring).
 
     ``passages``: indexed text of every chunk; ``reranked``: (n_questions, depth) chunk indices the
     reranker read, -1 padded, or None without a reranker; prices in USD per million tokens (per search
-    for ``rerank_search_price``), None for a component that calls no priced API.
+    for ``rerank_search_price``), None for a component that calls no priced API; ``indexed``: the texts
+    the dense index holds, when not ``passages`` (an expansion added units to the table that nothing embedded).
     """
-    texts = [*passages, *questions] if dense else []
+    embedded = passages if indexed is None else indexed
+    texts = [*embedded, *questions] if dense else []
     embedded_chars = sum(len(t) for t in texts)
     pairs, rerank_chars, rerank_tokens, searches = 0, 0, 0, 0
     if reranked is not None:
@@ -78,7 +81,7 @@ def measure_work(
     if embed_price is None and rerank_price is None and rerank_search_price is None:
         return Work(len(texts), embedded_chars, pairs, rerank_chars, None)
     per_token = embed_price or 0.0
-    index_cost = sum(estimate_tokens(p) for p in passages) * per_token / 1e6 if dense and embed_price else 0.0
+    index_cost = sum(estimate_tokens(p) for p in embedded) * per_token / 1e6 if dense and embed_price else 0.0
     query_cost = sum(estimate_tokens(q) for q in questions) * per_token / 1e6 if dense and embed_price else 0.0
     query_cost += rerank_tokens * (rerank_price or 0.0) / 1e6 + searches * (rerank_search_price or 0.0)
     return Work(len(texts), embedded_chars, pairs, rerank_chars, index_cost + query_cost, index_cost, query_cost)

@@ -10,41 +10,60 @@ chunks in any of its lists. Classes, the first that applies:
   hit             the final top k holds a chunk that hits an evidence span
   lost-by-parser  some of its evidence is an excerpt the parse of its document does not hold (no chunk
                   can hit it): the parser or its cleaning dropped or garbled it
+  crowded-out     near-identical chunks (word 3-shingle Jaccard >= 0.9, ``core/shingles.py``) took slots of
+                  the final top k: without every chunk near-identical to a higher-ranked one, a hit is within k
   reranked-out    a reranker ran and the list it read held a hit within k; its top k holds none
-  fused-out       a first-stage list (bm25, dense) held a hit within its depth; the fused top k holds
-                  none
-  below-k         one index alone (nothing fused): it found the evidence within its depth, below k
+  diversified-out diversity (mmr, collapse) ran and the list it read held a hit within k; its top k holds none
+  expanded-out    an expansion (parent, window, merge) ran and the list it read held a hit within k; the units
+                  it returned in its top k hit none (a unit overlapping the evidence less than tau requires)
+  fused-out       a first-stage list (bm25, dense) held a hit within its depth, or a step (expand,
+                  diversity) returned one below k, and lists were fused; the final top k holds none
+  below-k         the same with one index alone (nothing fused): it found the evidence within its depth, below k
   boundary        candidates touch the evidence but none reaches tau: the chunk cut fell through it
   wrong-document  no candidate is a chunk of an evidence document
   not-retrieved   candidates include chunks of an evidence document, none touching the evidence
 
 What to change, by class: lost-by-parser -> the parser or its cleaning (parser=..., parser.repeated);
-fused-out -> fusion weights, k_rrf or k; below-k -> k, a reranker, or the retriever's ranking (a fusion
-with another index); reranked-out -> the reranker;
+crowded-out -> diversity=collapse; reranked-out -> the reranker; diversified-out -> diversity's lambda_ or
+threshold; expanded-out -> the expansion's level or size; fused-out -> fusion method, weights, k_rrf or k;
+below-k -> k, a reranker, or the retriever's ranking (a fusion with another index);
 boundary -> chunk size, overlap or the chunker; wrong-document and not-retrieved -> the retrievers
 (analyzer, embedder, depth).
 
 Questions judged by documents (no spans) use relevant documents (grade > 0) in place of hits, and
 documents in place of chunks: a document ranks where its first chunk ranks, and "within k" counts
-documents. They are hit, reranked-out, fused-out or below-k (a first-stage list holds a relevant
-document), or wrong-document. The final list's documents are ordered as the metrics order them (``score/documents.py``:
-where their first chunks rank, ties as the chunk list broke them).
+documents. They are hit, reranked-out, diversified-out, expanded-out, fused-out or below-k (a first-stage
+list holds a relevant document), or wrong-document. The final list's documents are ordered as the metrics
+order them (``score/documents.py``: where their first chunks rank, ties as the chunk list broke them).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from rag_bench.core.shingles import NEAR_IDENTICAL, first_copies, shingles
 from rag_bench.core.types import Chunk, Question
 from rag_bench.score.documents import document_run
 from rag_bench.score.relevance import ChunkLocator, touching
 
 UNLABELLED, HIT, LOST = "unlabelled", "hit", "lost-by-parser"
-MISSES = (LOST, "reranked-out", "fused-out", "below-k", "boundary", "wrong-document", "not-retrieved")
+MISSES = (
+    LOST,
+    "crowded-out",
+    "reranked-out",
+    "diversified-out",
+    "expanded-out",
+    "fused-out",
+    "below-k",
+    "boundary",
+    "wrong-document",
+    "not-retrieved",
+)
+STEP_CLASSES = {"diversified": "diversified-out", "expanded": "expanded-out"}  # a post-retrieval step's class
 CLASSES = (UNLABELLED, HIT, *MISSES)  # precedence order
 REPORT_K = 10
 
@@ -57,10 +76,21 @@ class StageLists:
     fused: np.ndarray  # after fusion; the only first-stage list when nothing was fused
     reranked: np.ndarray | None = None  # after the reranker; None when none ran
     final_scores: np.ndarray | None = None  # scores of the final list, for the metrics' document order
+    steps: Mapping[str, np.ndarray] = field(default_factory=dict)  # after each post-retrieval step, in order
+
+    @property
+    def retrieved(self) -> np.ndarray:
+        """The list the reranker read: the last step's, else the fused one."""
+        return list(self.steps.values())[-1] if self.steps else self.fused
 
     @property
     def final(self) -> np.ndarray:
-        return self.fused if self.reranked is None else self.reranked
+        return self.retrieved if self.reranked is None else self.reranked
+
+    def step_inputs(self) -> list[tuple[str, np.ndarray, np.ndarray]]:
+        """(name, the list it read, its list) of each post-retrieval step, the last first."""
+        inputs = [self.fused, *self.steps.values()]
+        return [(name, inputs[i], lists) for i, (name, lists) in reversed(list(enumerate(self.steps.items())))]
 
     def first_stage(self) -> dict[str, np.ndarray]:
         """The first-stage lists; the fused list itself when none were given (an external retriever)."""
@@ -71,6 +101,7 @@ class StageLists:
         lists = self.first_stage()
         if len(self.first) > 1:
             lists["fused"] = self.fused
+        lists.update(self.steps)
         if self.reranked is not None:
             lists["reranked"] = self.reranked
         return lists
@@ -99,12 +130,13 @@ def diagnose(
     judged = any(q.labelled and not q.spans for q in questions)
     final_docs = _final_documents(stages, doc_of, report_k) if judged else None
     named = stages.named()
+    memo: dict[int, np.ndarray] = {}  # chunk index -> its shingles, for the crowded-out test
     out = []
     for q, question in enumerate(questions):
         rows = {name: _valid(lists[q]) for name, lists in named.items()}
         if question.has_evidence:
             touched = touching(locator, question.spans, tau)  # chunk -> spans it hits (empty: touches only)
-            out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k))
+            out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k, (chunks, memo)))
         elif question.labelled:
             out.append(_by_documents(question, q, rows, stages, doc_of, final_docs[q], report_k))
         else:
@@ -112,16 +144,23 @@ def diagnose(
     return out
 
 
-def _by_spans(question, q, rows, stages, touched, doc_of, k) -> Diagnosis:
+def _by_spans(question, q, rows, stages, touched, doc_of, k, texts) -> Diagnosis:
     hitting = {c for c, spans in touched.items() if spans}
     ranks = {name: _rank(row, hitting) for name, row in rows.items()}
-    if _within(_rank(_valid(stages.final[q]), hitting), k):
+    final = _valid(stages.final[q])
+    if _within(_rank(final, hitting), k):
         return Diagnosis(HIT, ranks)
     if question.lost:
         return Diagnosis(LOST, ranks)
-    if stages.reranked is not None and _within(_rank(_valid(stages.fused[q]), hitting), k):
+    if _within(_rank(_without_copies(final, *texts), hitting), k):
+        return Diagnosis("crowded-out", ranks)
+    if stages.reranked is not None and _within(_rank(_valid(stages.retrieved[q]), hitting), k):
         return Diagnosis("reranked-out", ranks)
-    if any(_rank(_valid(lists[q]), hitting) is not None for lists in stages.first_stage().values()):
+    for name, before, _ in stages.step_inputs():
+        if _within(_rank(_valid(before[q]), hitting), k):
+            return Diagnosis(STEP_CLASSES[name], ranks)
+    searched = [*stages.first_stage().values(), *stages.steps.values()]  # a step's units may hit where chunks did not
+    if any(_rank(_valid(lists[q]), hitting) is not None for lists in searched):
         return Diagnosis(_found_below(stages), ranks)
     candidates = set().union(*(row.tolist() for row in rows.values()))
     if candidates & touched.keys():
@@ -137,11 +176,21 @@ def _by_documents(question, q, rows, stages, doc_of, final_docs, k) -> Diagnosis
     ranks = {name: _rank(_documents(row, doc_of), relevant) for name, row in rows.items()}
     if relevant & set(final_docs):
         return Diagnosis(HIT, ranks)
-    if stages.reranked is not None and relevant & set(_documents(_valid(stages.fused[q]), doc_of)[:k]):
+    if stages.reranked is not None and relevant & set(_documents(_valid(stages.retrieved[q]), doc_of)[:k]):
         return Diagnosis("reranked-out", ranks)
+    for name, before, _ in stages.step_inputs():
+        if relevant & set(_documents(_valid(before[q]), doc_of)[:k]):
+            return Diagnosis(STEP_CLASSES[name], ranks)
     if any(relevant & {doc_of[c] for c in _valid(lists[q])} for lists in stages.first_stage().values()):
         return Diagnosis(_found_below(stages), ranks)
     return Diagnosis("wrong-document", ranks)
+
+
+def _without_copies(row: np.ndarray, chunks: Sequence[Chunk], memo: dict[int, np.ndarray]) -> np.ndarray:
+    """``row`` without each chunk near-identical to a higher-ranked one (what diversity=collapse returns)."""
+    sets = [memo[c] if c in memo else memo.setdefault(c, shingles(chunks[c].text)) for c in row.tolist()]
+    copies = first_copies(sets, NEAR_IDENTICAL)
+    return row[copies < 0]
 
 
 def _found_below(stages: StageLists) -> str:

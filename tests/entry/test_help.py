@@ -22,7 +22,10 @@ GROUPS = {
     "embedder": "local",
     "retrieval": "hybrid",
     "retrieval/index": "exact",
+    "expand": "none",
+    "diversity": "none",
     "reranker": "none",
+    "strategy": None,  # presets of strategies (configs/strategy/), none chosen
 }
 
 

@@ -59,7 +59,8 @@ def test_each_class_on_a_hand_made_fixture():
     stages = stage_lists([list(case[1:]) for case in CASES.values()])
     found = diagnose(CHUNKS, questions, stages, tau=0.5, report_k=K)
     assert [d.failure for d in found] == list(CASES)
-    assert set(CLASSES) == set(CASES) | {"below-k"}  # below-k needs one index alone (next test)
+    # below-k needs one index alone (next test); the step classes are in test_failures_steps.py
+    assert set(CLASSES) == set(CASES) | {"below-k", "crowded-out", "diversified-out", "expanded-out"}
     # evidence ranks per stage: the first chunk that hits, from 1
     assert found[1].ranks == {"bm25": 1, "dense": None, "fused": 2, "reranked": 3}
     assert found[2].ranks == {"bm25": 3, "dense": None, "fused": 4, "reranked": 4}

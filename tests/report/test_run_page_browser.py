@@ -67,8 +67,8 @@ def test_filtering_by_class_hides_the_others(opened, screenshot):
 def test_a_count_in_the_failure_table_filters_the_list(opened):
     page = opened()
     counts = page.locator("#failures tbody tr").first.locator("td").all_inner_texts()
-    counts_note = "all: lost-by-parser, reranked-out, fused-out, below-k ... unlabelled"
-    assert counts == ["0", "0", "1", "0", "1", "1", "1", "1", "1"], counts_note
+    # all: lost-by-parser, crowded-out, reranked-out, diversified-out, expanded-out, fused-out, below-k ... unlabelled
+    assert counts == ["0", "0", "0", "0", "0", "1", "0", "1", "1", "1", "1", "1"]
     page.click('td.count[data-category="b"][data-failure="wrong-document"]')
     assert shown_ids(page) == ["q-wrong"]
     assert page.input_value("#filter-category") == "b"

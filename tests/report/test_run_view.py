@@ -48,10 +48,8 @@ def test_counts_settings_and_metrics():
     view = run_view(facts())
     assert view["failures"]["all"]["boundary"] == 1 and view["failures"]["b"]["fused-out"] == 1
     assert view["failures"]["(none)"]["not-retrieved"] == 1
-    assert view["classes"][:3] == ["lost-by-parser", "reranked-out", "fused-out"] and view["classes"][-2:] == [
-        "hit",
-        "unlabelled",
-    ]
+    misses = ["lost-by-parser", "crowded-out", "reranked-out", "diversified-out", "expanded-out", "fused-out"]
+    assert view["classes"][:6] == misses and view["classes"][-2:] == ["hit", "unlabelled"]
     assert view["run"]["stages"] == ["bm25", "dense", "fused"] and view["run"]["report_k"] == 2
     assert view["run"]["settings"]["embedder.dimension"] is None
     assert view["metrics"][0] == {"name": "hit@1", "mean": 0.25, "low": 0.0, "high": 0.75}

@@ -296,3 +296,18 @@ def run_chunks(folder, tmp_path):
     return chunk_dataset(
         Workspace.open(tmp_path / "cache"), dataset, CHUNKERS.settings("fixed", size=40), FakeEmbedder()
     )[0].chunks
+
+
+def test_score_fusion_of_variants_by_hand():
+    from rag_bench.retrieve.fusion.methods import Fusion
+
+    fused = VariantRetriever(ListRetriever(), VARIANTS, original_weight=2.0, fusion=Fusion("convex")).retrieve(
+        QUERIES, 3
+    )
+    # q1: question [0, 1, 2] scores (1, 1/2, 1/3) -> min-max (1, 0.25, 0), weight 2; kw [2, 3] -> (1, 0);
+    # p1 [3, 0] -> (1, 0); p2 [4] -> 1 (one candidate); a list lacking a chunk gives it 0
+    assert [c for c in fused.indices[0] if c >= 0] == [0, 2, 3, 4, 1]
+    assert fused.scores[0, :5] == pytest.approx([2.0, 1.0, 1.0, 1.0, 0.5])
+    # q2: question [4, 3] -> (1, 0), weight 2; p3 [1] -> 1: 4 = 2, 1 = 1, 3 = 0 (RRF put 3 before 1)
+    assert [c for c in fused.indices[1] if c >= 0] == [4, 1, 3]
+    assert fused.scores[1, :3] == pytest.approx([2.0, 1.0, 0.0])

@@ -145,6 +145,8 @@ def summary_rows(
 ) -> tuple[list[str], list[list[object]]]:
     """Header and formatted rows of the quality table."""
     others = [m for m in SHOWN_METRICS if m != metric and m in ranked]
+    if "returned_chars" in ranked and ranked["returned_chars"].notna().any():  # units of different sizes returned:
+        others += [m for m in _largest_budget(ranked) if m != metric]  # show recall per context size beside recall@k
     # which retriever produced each point, when that says more than retrieval.mode (a run file, a service, a fusion)
     named = (
         "retriever" in ranked
@@ -182,10 +184,17 @@ def summary_rows(
     return header, rows
 
 
+def _largest_budget(ranked: pd.DataFrame) -> list[str]:
+    """``recall@<N>chars`` at the largest budget the sweep measured (none: [])."""
+    budgets = [c for c in ranked.columns if c.startswith("recall@") and c.endswith("chars") and c[7:-5].isdigit()]
+    return [max(budgets, key=lambda c: int(c[7:-5]))] if budgets else []
+
+
 def work_rows(ranked: pd.DataFrame, links: dict[str, str] | None = None) -> tuple[list[str], list[list[object]]]:
     """Header and formatted rows of the work table (columns no point has are left out)."""
     optional = [
         ("mean_chunk_chars", "mean chunk chars", _count),
+        ("returned_chars", "chars returned (top report_k)", _count),
         ("work_chars", "model input (chars)", _count),
         ("work_cost_usd", "API cost of the configuration (USD)", lambda v: _money(v)),
         ("index_cost_usd", "index cost (USD, once)", lambda v: _money(v)),

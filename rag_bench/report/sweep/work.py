@@ -40,7 +40,20 @@ def work_columns(stats: dict, n_questions: object = None) -> dict[str, float]:
         "truncated_share": truncated_share(stats),
         **_configuration_work(stats.get("work"), n_questions),
         "latency_ms_p95": (stats.get("index") or {}).get("latency_ms_p95", np.nan),  # dense index, per query
+        "returned_chars": _returned_chars(stats.get("strategies")),
     }
+
+
+def _returned_chars(strategies: object) -> float:
+    """Mean characters the top report_k returned after the last post-retrieval step (expand, diversity);
+    NaN when no step ran (the chunks themselves: ``mean_chunk_chars`` says their size)."""
+    if not isinstance(strategies, dict) or not strategies:
+        return np.nan
+    last = list(strategies.values())[-1]
+    if not isinstance(last, dict):
+        return np.nan
+    after = [v for k, v in last.items() if k.startswith("chars@") and k.endswith(" after")]
+    return number(after[0]) if after else np.nan
 
 
 TRUNCATION_WARNING = 0.05  # share of a point's chunks embedded truncated past which the report warns

@@ -1,6 +1,8 @@
-"""Fusion of any retrievers' lists by reciprocal rank fusion (``retrieval=hybrid``).
+"""Fusion of any retrievers' lists (``retrieval=hybrid``): by rank (RRF, the default) or by score.
 
-score(c) = sum_i w_i / (k_rrf + rank_i(c)) over the child lists holding chunk c (``retrieve/fusion/rrf.py``).
+``retrieval.fusion`` picks the method (``methods.py``): rrf, score(c) = sum_i w_i / (k_rrf + rank_i(c))
+over the child lists holding chunk c (``rrf.py``); convex, sum_i w_i * norm_i(c) with min-max or z-score
+normalisation (``convex.py``); dbsf, distribution-based score fusion (``dbsf.py``). w_i = ``retrieval.weights``.
 Children that rank the same chunk table (rag-bench's own indexes over the corpus) fuse as they
 are; lists over different tables (an external service's passages) are first put on one table,
 chunks matched by id (``doc_id:start-end``), in order of first appearance.
@@ -17,18 +19,21 @@ import numpy as np
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Chunk
 from rag_bench.retrieve.base import Candidates, Query, RetrievalStats, Retriever
-from rag_bench.retrieve.fusion.rrf import rrf
+from rag_bench.retrieve.fusion.methods import Fusion, check_fusion
 
 
 @dataclass
 class FusionSettings:
-    """How ``retrieval=hybrid`` fuses: which retrievers, each one's weight, and RRF's constant."""
+    """How ``retrieval=hybrid`` fuses: which retrievers, each one's weight, the method and its settings."""
 
     fuse: list[str] = field(default_factory=lambda: ["bm25", "dense"])  # retrieval modes, fused in this order
     k_rrf: float = 60.0
     weights: list[float] = field(default_factory=lambda: [1.0, 1.0])  # one per retriever in ``fuse``
+    fusion: str = "rrf"  # rrf (ranks), convex (normalised scores, weighted sum), dbsf (distribution-based)
+    normalize: str = "minmax"  # fusion=convex: minmax or zscore
 
     def check(self) -> None:
+        check_fusion("retrieval.", self.fusion, self.normalize)
         if len(set(self.fuse)) != len(self.fuse) or len(self.fuse) < 2:
             raise ConfigError(f"retrieval.fuse ({list(self.fuse)}) must name at least two different retrievers")
         if self.k_rrf < 0:
@@ -46,18 +51,22 @@ class FusionSettings:
 
 
 class FusionRetriever:
-    """RRF over the lists of ``children`` (each retrieves ``depth`` candidates)."""
+    """The lists of ``children`` (each retrieves ``depth`` candidates) fused by ``fusion`` (RRF by default)."""
 
     name = "hybrid"
 
-    def __init__(self, children: Sequence[Retriever], weights: Sequence[float], k_rrf: float) -> None:
-        self.children, self.weights, self.k_rrf = list(children), list(weights), k_rrf
+    def __init__(
+        self, children: Sequence[Retriever], weights: Sequence[float], k_rrf: float, fusion: Fusion | None = None
+    ) -> None:
+        self.children, self.weights = list(children), list(weights)
+        self.fusion = Fusion(k_rrf=k_rrf) if fusion is None else fusion
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
         found = {child.name: child.retrieve(queries, depth) for child in self.children}
         start = time.perf_counter()
         chunks, parts = one_table(found)
-        indices, scores = rrf([p.indices for p in parts.values()], self.k_rrf, self.weights)
+        runs = [(p.indices, p.scores) for p in parts.values()]
+        indices, scores = self.fusion.fuse(runs, self.weights, list(parts))
         stats = RetrievalStats(seconds=time.perf_counter() - start)
         return Candidates(chunks, indices, scores, stats, parts)
 

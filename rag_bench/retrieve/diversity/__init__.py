@@ -1,0 +1,1 @@
+"""Diversity of the retrieved list (``diversity=mmr|collapse``): maximal marginal relevance, near-duplicate collapse."""

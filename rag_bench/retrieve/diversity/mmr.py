@@ -1,0 +1,120 @@
+"""``diversity=mmr``: maximal marginal relevance over each retrieved list.
+
+Picks candidates one at a time: next = argmax_c lambda * rel(c) - (1 - lambda) * max_{s picked} sim(c, s),
+rel = the list's own scores min-max normalised per question (1 for a list of equal scores), sim = cosine of
+the candidates' document vectors (the run's embedder, through the vector cache). lambda = 1 keeps the list's
+order; lower values push candidates like those already picked down. Equal values go to the higher-ranked
+candidate. The returned scores are each pick's value, made non-increasing by a running minimum.
+Carbonell and Goldstein, "The use of MMR, diversity-based reranking for reordering documents and producing
+summaries", SIGIR 1998.
+Example: rel (1, 0.9, 0.5), sim(a, b) = 1, other pairs 0, lambda 0.5: a (0.5), then c (0.25 > 0.45 - 0.5).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_bench.core.cache import digest
+from rag_bench.core.errors import ConfigError
+from rag_bench.embed.cached import embed_cached
+from rag_bench.embed.store import text_key, vector_store
+from rag_bench.retrieve.base import Candidates, RetrievalStats
+from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
+from rag_bench.retrieve.fusion.convex import minmax
+from rag_bench.retrieve.resources import Resources
+
+ROW_BLOCK = 256  # questions picked together: (256, width, width) similarities
+
+
+@dataclass
+class MMRConfig(DiversityConfig):
+    name: str = "mmr"
+    lambda_: float = 0.7  # weight of relevance against novelty: 1 keeps the order, 0 only spreads
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.lambda_ <= 1:
+            raise ConfigError(f"diversity.lambda_ ({self.lambda_}) must lie in [0, 1], e.g. 0.7")
+
+
+class MMR:
+    """Each list reordered by maximal marginal relevance."""
+
+    stage = STAGE
+
+    def __init__(self, lambda_: float, resources: Resources) -> None:
+        self.lambda_, self.resources = lambda_, resources
+
+    def apply(self, found: Candidates) -> Candidates:
+        start = time.perf_counter()
+        used = np.unique(found.indices[found.indices >= 0])
+        padded, embedded = self._vectors(found, used)  # (len(used) + 1, dim) unit rows; the last: zeros (padding)
+        slot = np.full(len(found.chunks) + 1, len(used), dtype=np.int64)  # table index -> row of ``padded``
+        slot[used] = np.arange(len(used))
+        valid = found.indices >= 0
+        relevance, _ = minmax(np.where(valid, found.scores, 0.0), valid)
+        indices = np.full_like(found.indices, -1)
+        scores = np.full_like(found.scores, -np.inf)
+        for first in range(0, len(found.indices), ROW_BLOCK):
+            rows = slice(first, first + ROW_BLOCK)
+            block = padded[slot[found.indices[rows]]]  # (b, width, dim)
+            order, values = pick(relevance[rows], block @ block.transpose(0, 2, 1), valid[rows], self.lambda_)
+            indices[rows] = np.where(order >= 0, np.take_along_axis(found.indices[rows], np.maximum(order, 0), 1), -1)
+            scores[rows] = values
+        details = {"embedded": embedded, "lambda": self.lambda_}
+        stats = RetrievalStats(embedded=embedded, seconds=time.perf_counter() - start, details=details)
+        return Candidates(found.chunks, indices, scores, stats)
+
+    def _vectors(self, found: Candidates, used: np.ndarray) -> tuple[np.ndarray, int]:
+        """(len(used) + 1, dim) float32: the document vectors of the chunks ``used`` (their indexed text), then a
+        row of zeros; embedded only when not cached. On the corpus's own table, the corpus matrix a dense index
+        left in the cache serves them."""
+        embedder, ws, corpus = self.resources.embedder, self.resources.workspace, self.resources.corpus
+        store = vector_store(ws, embedder, "document")
+        out = np.zeros((len(used) + 1, embedder.dimension), dtype=np.float32)
+        if found.chunks is corpus.chunks:
+            key = digest("mmr-corpus", corpus.key, embedder.name, embedder.dimension)
+            matrix = ws.remember("corpus-matrix", key, lambda: store.matrix([text_key(p) for p in corpus.passages]))
+            if matrix is not None:
+                out[:-1] = matrix[used]
+                return out, 0
+        texts = [found.chunks[c].indexed_text for c in used.tolist()]
+        vectors, stats = embed_cached(embedder, store, texts, "document", "mmr")
+        out[:-1] = vectors
+        return out, stats.embedded
+
+
+def pick(
+    relevance: np.ndarray, similarity: np.ndarray, valid: np.ndarray, lambda_: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """MMR order of each row: (b, width) positions picked (-1 past the row's candidates) and each pick's value.
+
+    ``relevance`` (b, width), ``similarity`` (b, width, width), ``valid`` (b, width) bool.
+    """
+    b, width = relevance.shape
+    order = np.full((b, width), -1, dtype=np.int64)
+    values = np.full((b, width), -np.inf)
+    closest = np.zeros((b, width))  # each candidate's highest similarity to a picked one (0 before any pick)
+    open_ = valid.copy()
+    rows = np.arange(b)
+    for step in range(width):
+        value = np.where(open_, lambda_ * relevance - (1 - lambda_) * closest, -np.inf)
+        chosen = value.argmax(axis=1)  # the first of equal values: the higher-ranked candidate
+        best = value[rows, chosen]
+        live = np.isfinite(best)
+        if not live.any():
+            break
+        order[live, step] = chosen[live]
+        values[live, step] = best[live]
+        open_[rows[live], chosen[live]] = False
+        closest[live] = np.maximum(closest[live], similarity[rows[live], chosen[live]])
+    values = np.minimum.accumulate(values, axis=1)  # non-increasing, as every list's scores
+    return order, np.where(order >= 0, values, -np.inf)
+
+
+def build(cfg: MMRConfig, resources: Resources) -> MMR:
+    if resources.embedder is None:
+        raise ConfigError("diversity=mmr needs an embedder for the candidates' vectors; set embedder=local")
+    return MMR(cfg.lambda_, resources)

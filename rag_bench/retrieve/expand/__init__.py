@@ -1,0 +1,1 @@
+"""Return a larger unit than the one searched (``expand=parent|window|merge``): sections, windows, auto-merging."""
