@@ -40,7 +40,7 @@ class OpenAIContexts(AskedContexts):
         return self.chat.usage()
 
     def ask(self, doc: Document, chunk: Chunk) -> str:
-        return " ".join(self.chat.reply(INSTRUCTIONS, f"{document_block(doc)}\n\n{chunk_ask(chunk)}").split())
+        return " ".join(self.chat.reply(INSTRUCTIONS, f"{document_block(doc)}\n\n{chunk_ask(chunk)}").text.split())
 
     def close(self) -> None:
         self.chat.close()

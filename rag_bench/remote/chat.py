@@ -67,8 +67,16 @@ def chat_price(cfg: ChatSettings) -> Price | None:
     return model_price(cfg.model)
 
 
+@dataclass(frozen=True)
+class ChatReply:
+    """One answer: its text and its tokens by kind (``input``, ``cache_read``, ``output``)."""
+
+    text: str
+    tokens: dict[str, int]
+
+
 class ChatClient:
-    """One model's client: ``reply(system, user)`` is the answer's text; tokens and requests are counted."""
+    """One model's client: ``reply(system, user)`` is the answer; tokens and requests are counted."""
 
     def __init__(self, cfg: ChatSettings, otherwise: str) -> None:
         """``otherwise`` completes a message that stops the verb, e.g. "or use generator=offline"."""
@@ -95,7 +103,7 @@ class ChatClient:
         """HTTP requests (retries included), retries, and tokens by kind, for a verb's summary."""
         return {"requests": self.calls.requests, "retries": self.calls.retries, **self.tokens}
 
-    def reply(self, system: str, user: str) -> str:
+    def reply(self, system: str, user: str) -> ChatReply:
         """The model's answer to ``system`` then ``user`` (the stable part of a prompt first)."""
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
         extra = {} if self.cfg.temperature is None else {"temperature": self.cfg.temperature}
@@ -109,7 +117,7 @@ class ChatClient:
         with self._lock:
             for kind, value in counts.items():
                 self.tokens[kind] += value
-        return text
+        return ChatReply(text, counts)
 
     def _send(self, messages: list[dict], extra: dict) -> tuple[str, dict[str, int], int]:
         raw = self._client.chat.completions.with_raw_response.create(

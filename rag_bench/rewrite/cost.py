@@ -19,11 +19,20 @@ class RewriteUsage:
 
     def add(self, usage) -> None:
         """Add a Messages API reply's ``usage`` (input, output, cache creation and cache read tokens)."""
+        self.add_counts(
+            {
+                name: getattr(usage, attr, 0) or 0
+                for name, attr in (
+                    ("input", "input_tokens"),
+                    ("cache_write", "cache_creation_input_tokens"),
+                    ("cache_read", "cache_read_input_tokens"),
+                    ("output", "output_tokens"),
+                )
+            }
+        )
+
+    def add_counts(self, counts: dict[str, int]) -> None:
+        """Add one reply's tokens by kind (kinds not given count 0)."""
         self.requests += 1
-        for name, attr in (
-            ("input", "input_tokens"),
-            ("cache_write", "cache_creation_input_tokens"),
-            ("cache_read", "cache_read_input_tokens"),
-            ("output", "output_tokens"),
-        ):
-            self.tokens[name] += getattr(usage, attr, 0) or 0
+        for name, value in counts.items():
+            self.tokens[name] += value

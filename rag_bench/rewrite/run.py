@@ -19,7 +19,7 @@ from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.dataset import check_outputs_outside, load
 from rag_bench.data.variants import VariantEntry, write_variants
-from rag_bench.remote.prices import llm_cost, model_price
+from rag_bench.remote.prices import llm_cost
 from rag_bench.rewrite.base import Rewriter
 from rag_bench.rewrite.registry import REWRITERS
 from rag_bench.rewrite.settings import RewriteConfig
@@ -97,7 +97,7 @@ def usage_record(settings: RewriteConfig, rewriter: Rewriter, dataset: Dataset, 
     """What the run asked of an API and its estimated cost (0 when it sent no request)."""
     usage, gen = rewriter.usage, settings.generator
     model = getattr(gen, "model", None)
-    price = model_price(model, gen.input_price, gen.output_price) if model else None
+    price = getattr(rewriter, "price", None)  # an API rewriter's (remote/prices.py), else None
     cost = 0.0 if usage.requests == 0 else llm_cost(usage.tokens, price)
     return {
         "dataset": dataset.name,

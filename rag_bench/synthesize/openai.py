@@ -62,7 +62,7 @@ class OpenAICandidates(AskedCandidates):
 
     def ask(self, doc: Document, kind: str) -> str:
         ask = ASK.format(n=self.cfg.per_request, kind=kind)
-        return self.chat.reply(INSTRUCTIONS, f"{document_block(doc)}\n\n{ask}")
+        return self.chat.reply(INSTRUCTIONS, f"{document_block(doc)}\n\n{ask}").text
 
     def close(self) -> None:
         self.chat.close()
