@@ -34,6 +34,7 @@ class OpenAIContexts(AskedContexts):
         self.chat = ChatClient(cfg, "or use generator=offline")
         super().__init__(cfg, cache)
         self.key = digest("openai-context", self.chat.key, INSTRUCTIONS, ASK)
+        self.concurrency = cfg.concurrency
 
     @property
     def usage(self) -> dict[str, int]:

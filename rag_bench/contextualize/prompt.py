@@ -11,6 +11,7 @@ from rag_bench.core.cache import DiskCache, digest
 from rag_bench.core.progress import Progress
 from rag_bench.core.types import Chunk, Document
 from rag_bench.remote.chat import cached_reply
+from rag_bench.remote.retry import bounded_map
 
 INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
 ASK = (
@@ -33,6 +34,7 @@ class AskedContexts:
     document and the chunk's span) and ``usage``, and answers ``ask(doc, chunk)``."""
 
     key: str
+    concurrency = 1  # requests at once (an OpenAI-compatible generator's generator.concurrency)
 
     def __init__(self, cfg, cache: DiskCache) -> None:
         self.cfg, self.cache = cfg, cache
@@ -41,10 +43,10 @@ class AskedContexts:
         raise NotImplementedError
 
     def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: Progress) -> list[str]:
-        out = []
-        for chunk in chunks:
+        def context(chunk: Chunk) -> str:
             key = digest(self.key, document_hash(doc.text), chunk.start, chunk.end)
-            text, _ = cached_reply(self.cache, "contexts", key, lambda chunk=chunk: self.ask(doc, chunk))
-            out.append(text)
+            text, _ = cached_reply(self.cache, "contexts", key, lambda: self.ask(doc, chunk))
             bar.update(1)
-        return out
+            return text
+
+        return bounded_map(context, list(chunks), self.concurrency)  # in order; a failure keeps the replies received

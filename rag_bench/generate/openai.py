@@ -35,6 +35,7 @@ class OpenAIGenerator:
     def __init__(self, cfg: OpenAIGeneratorConfig) -> None:
         self.chat = ChatClient(cfg, "or choose generator=extractive or generator=replay")
         self.key = f"openai/{cfg.model}/{self.chat.key}"
+        self.concurrency = cfg.concurrency  # questions answered at once
 
     def answer(self, prompt: Prompt) -> Answer:
         reply = self.chat.reply(prompt.system, prompt.user)

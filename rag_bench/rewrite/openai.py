@@ -37,6 +37,7 @@ class OpenAIRewriter(AskedRewriter):
         self.chat = ChatClient(cfg, "or use generator=offline (keywords, decompose) or generator=replay")
         super().__init__(cfg, dataset, cache)
         self.price = chat_price(cfg)
+        self.concurrency = cfg.concurrency
 
     def reply_key(self, question: Question, kind: str, limit: int) -> str:
         return digest("openai-rewrite", self.chat.key, self.system, user_prompt(question, kind, limit))

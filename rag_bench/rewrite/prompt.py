@@ -70,6 +70,7 @@ class AskedRewriter:
     and ``ask`` (one request, its tokens added to ``usage``)."""
 
     kinds = ("paraphrase", "hyde", "decompose", "keywords")
+    concurrency = 1  # requests at once (an OpenAI-compatible rewriter's generator.concurrency)
 
     def __init__(self, cfg, dataset: Dataset, cache: DiskCache) -> None:
         self.cfg, self.cache = cfg, cache
@@ -85,5 +86,6 @@ class AskedRewriter:
     def rewrite(self, question: Question, kind: str, limit: int) -> Sequence[str]:
         key = self.reply_key(question, kind, limit)
         reply, cached = cached_reply(self.cache, "rewrites", key, lambda: self.ask(question, kind, limit))
-        self.usage.from_cache += cached
+        if cached:
+            self.usage.served_from_cache()
         return parse_reply(kind, reply)

@@ -42,6 +42,7 @@ class OpenAICandidates(AskedCandidates):
         self.chat = ChatClient(cfg, "or use generator=replay with candidates written elsewhere")
         super().__init__(cfg, cache)
         self.key = digest("synthesize", self.chat.key, cfg.per_request, INSTRUCTIONS, ASK)
+        self.concurrency = cfg.concurrency
         self.settings = {
             "name": "openai",
             "model": cfg.model,

@@ -17,6 +17,7 @@ from rag_bench.chunk.contexts import document_hash
 from rag_bench.core.cache import DiskCache, digest
 from rag_bench.core.types import Document
 from rag_bench.remote.chat import cached_reply
+from rag_bench.remote.retry import bounded_map
 from rag_bench.synthesize.candidates import Candidate
 
 INSTRUCTIONS = (
@@ -42,6 +43,7 @@ class AskedCandidates:
 
     name: str
     key: str
+    concurrency = 1  # requests at once (an OpenAI-compatible generator's generator.concurrency)
 
     def __init__(self, cfg, cache: DiskCache) -> None:
         self.cfg, self.cache = cfg, cache
@@ -50,12 +52,18 @@ class AskedCandidates:
         raise NotImplementedError
 
     def candidates(self, documents, bar) -> Iterator[Candidate]:
-        for doc in documents:
-            for category, kind in self.cfg.categories.items():
-                key = digest(self.key, document_hash(doc.text), category, kind)
-                text, _ = cached_reply(self.cache, "synthesize", key, lambda doc=doc, kind=kind: self.ask(doc, kind))
-                yield from parse_reply(text, doc.id, category, f"{self.name} {doc.id}/{category}")
-                bar.update(1)
+        asks = [(doc, category, kind) for doc in documents for category, kind in self.cfg.categories.items()]
+
+        def reply(item: tuple[Document, str, str]) -> str:
+            doc, category, kind = item
+            key = digest(self.key, document_hash(doc.text), category, kind)
+            text, _ = cached_reply(self.cache, "synthesize", key, lambda: self.ask(doc, kind))
+            bar.update(1)
+            return text
+
+        texts = bounded_map(reply, asks, self.concurrency)  # in order; a failure keeps the replies received
+        for (doc, category, _), text in zip(asks, texts, strict=True):
+            yield from parse_reply(text, doc.id, category, f"{self.name} {doc.id}/{category}")
 
 
 def document_block(doc: Document) -> str:

@@ -42,7 +42,10 @@ def tiny(tmp_path, monkeypatch):
 
 
 def settings_for(tiny, tmp_path, server, **options) -> ContextualizeConfig:
-    options = {"model": "gpt-4o-mini", "base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01, **options}
+    options = {"model": "gpt-4o-mini", "base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01} | {
+        "concurrency": 1,  # requests in a known order
+        **options,
+    }
     return ContextualizeConfig(
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
         chunker=CHUNKERS.settings("recursive", size=60),
@@ -153,3 +156,15 @@ def test_the_command_prints_tokens_and_never_writes_the_key(tiny, tmp_path, caps
     )
     written = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]
     assert written and not any(KEY.encode() in blob for blob in written)
+
+
+def test_chunks_are_asked_concurrently_and_kept_in_order(tiny, tmp_path):
+    with FakeOpenAIServer(api_key=KEY, chat=context_for, delay_s=0.3) as server:
+        path, count, usage = contextualize(settings_for(tiny, tmp_path, server, concurrency=2))
+    assert count == 3 and server.max_in_flight == 2  # a.md's two chunks at once
+    entries = sorted(read_contexts(path).by_key.values(), key=lambda e: (e.doc_id, e.start))
+    assert [e.context for e in entries] == [
+        "Context of: # Kestrel Kestrel routers ship firmware v2.",
+        "Context of: ## Support Call support daily.",
+        "Context of: # Billing Invoices are monthly. Refunds take a week.",
+    ]

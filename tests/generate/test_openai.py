@@ -26,7 +26,10 @@ def api_key(monkeypatch):
 
 
 def settings(server, tmp_path, **generator):
-    options = {"model": "llama3.1", "base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01, **generator}
+    options = {"model": "llama3.1", "base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01} | {
+        "concurrency": 1,  # requests in a known order
+        **generator,
+    }
     return GenerateConfig(generator=GENERATORS.settings("openai", **options), cache_dir=str(tmp_path / "cache"))
 
 
@@ -78,3 +81,10 @@ def test_unknown_model_and_server_down_are_one_clear_error(api_key, tiny_run, tm
         check_generation(tiny_run, settings(server, tmp_path, model="gpt-9"))
     with pytest.raises(ServiceError, match=r"connection failed .*check generator\.base_url .*generator=extractive"):
         check_generation(tiny_run, settings(server, tmp_path, max_retries=1))
+
+
+def test_questions_are_answered_concurrently_in_order(api_key, tiny_run, tmp_path):
+    with FakeOpenAIServer(api_key=KEY, chat=by_question, delay_s=0.3) as server:
+        result = check_generation(tiny_run, settings(server, tmp_path, concurrency=3))
+    assert server.max_in_flight == 3
+    assert [r.answer.text for r in result.results] == [GOOD, "Yellow [9]", REFUSAL]

@@ -34,7 +34,7 @@ def reply_for(body):
 
 
 def settings(tiny, tmp_path, server, **generator):
-    options = {"base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01, **generator}
+    options = {"base_url": f"{server.url}/v1", "timeout_s": 5.0, "backoff_s": 0.01, "concurrency": 1, **generator}
     return RewriteConfig(
         dataset=DatasetConfig(name="tiny", path=str(tiny)),
         generator=OpenAIRewriterConfig(**options),
@@ -128,3 +128,13 @@ def test_settings_are_checked():
         OpenAIRewriterConfig(headers={"Authorization": "Bearer x"})
     with pytest.raises(ConfigError, match=r"generator\.titles \(-1\) not negative"):
         OpenAIRewriterConfig(titles=-1)
+
+
+def test_rewrites_are_asked_concurrently_in_order(api_key, tiny, tmp_path):
+    with FakeOpenAIServer(api_key=KEY, chat=reply_for) as server:
+        one = rewrite(settings(tiny, tmp_path / "one", server))
+    with FakeOpenAIServer(api_key=KEY, chat=reply_for, delay_s=0.2) as server:
+        four = rewrite(settings(tiny, tmp_path / "four", server, concurrency=4))
+    assert server.max_in_flight == 4 and four.record["requests"] == 8
+    assert one.path.read_text(encoding="utf-8") == four.path.read_text(encoding="utf-8")
+    assert one.record["tokens"]["output"] == four.record["tokens"]["output"]

@@ -44,6 +44,7 @@ def overrides(dataset, server, tmp_path, *more: str) -> list[str]:
         "generator.model=llama3.1",
         "generator.timeout_s=5",
         "generator.backoff_s=0.01",
+        "generator.concurrency=1",  # requests in a known order (test_concurrent_requests_keep_the_order: 4)
         f"out={tmp_path / 'review.jsonl'}",
         f"cache_dir={tmp_path / 'cache'}",
         *more,
@@ -202,3 +203,24 @@ def test_a_server_that_is_down_fails_in_bounded_time(monkeypatch, dataset, tmp_p
     line = last_line(capsys.readouterr().err)
     assert f"generator=openai (llama3.1 at {url}/v1): connection failed (ConnectError) (3 attempts in" in line
     assert "check generator.base_url and that the server is running, or use generator=replay" in line
+
+
+def test_concurrent_requests_keep_the_order_and_the_bound(monkeypatch, dataset, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with FakeOpenAIServer(api_key=KEY, chat=reply_for) as server:
+        one = synthesize(VERB.compose(overrides(dataset, server, tmp_path / "one")))
+    with FakeOpenAIServer(api_key=KEY, chat=reply_for, delay_s=0.3) as server:
+        start = time.monotonic()
+        four = synthesize(VERB.compose(overrides(dataset, server, tmp_path / "four", "generator.concurrency=4")))
+        took = time.monotonic() - start
+    assert server.max_in_flight == 4 and len(server.received(ROUTE)) == 10
+    assert took < 10 * 0.3  # ten requests of 0.3 s, four at a time: about three rounds, not ten
+
+    def kept(done):
+        rows = [json.loads(line) for line in done.out.read_text(encoding="utf-8").splitlines()]
+        return [(r["question"], r["evidence"], r["generator"]["origin"]) for r in rows]
+
+    assert kept(one) == kept(four) and len(kept(one)) == 2
+    assert [json.loads(x)["origin"] for x in one.rejects.read_text().splitlines()] == [
+        json.loads(x)["origin"] for x in four.rejects.read_text().splitlines()
+    ]
