@@ -30,13 +30,16 @@ from rag_bench.remote.retry import CallFailed, RetryPolicy, call_with_retries
 from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage
 
+LIMIT_FIELDS = ("max_tokens", "max_completion_tokens")
+
 
 @dataclass
 class ChatSettings(OpenAISettings, ApiSettings):
     """An OpenAI-compatible chat model; the verb's settings add ``name`` and its own defaults."""
 
     model: str | None = "gpt-4o-mini"
-    max_tokens: int = 512  # reply limit, sent as max_tokens (every compatible server takes it)
+    max_tokens: int = 512  # reply limit
+    limit_field: str = "max_tokens"  # the request field that carries it; max_completion_tokens for OpenAI's o-series
     temperature: float | None = None  # null = not sent (the server's default)
     max_retries: int = 3
     input_price: float | None = None  # USD per million input tokens; null = configs/prices.yaml
@@ -47,6 +50,11 @@ class ChatSettings(OpenAISettings, ApiSettings):
         self.check_openai("generator")
         if self.max_tokens < 1:
             raise ConfigError(f"generator.max_tokens ({self.max_tokens}) must be at least 1")
+        if self.limit_field not in LIMIT_FIELDS:
+            raise ConfigError(
+                f"generator.limit_field ({self.limit_field!r}) must be one of {', '.join(LIMIT_FIELDS)}: "
+                "max_tokens for most servers, max_completion_tokens for OpenAI's reasoning models (o-series, gpt-5)"
+            )
         if self.temperature is not None and not 0 <= self.temperature <= 2:
             raise ConfigError(f"generator.temperature ({self.temperature}) must lie between 0 and 2, or be null")
         for name in ("input_price", "output_price"):
@@ -84,15 +92,20 @@ class ChatClient:
             raise ConfigError("generator.model is empty; set generator.model=<model id>, e.g. gpt-4o-mini or llama3.1")
         self.cfg, self.otherwise = cfg, otherwise
         self._client = openai_client(cfg, openai_key(cfg, "generator=openai"))
-        where = urlsplit(str(self._client.base_url).rstrip("/"))  # base_url, else $OPENAI_BASE_URL, else OpenAI's
-        self.base_url = f"{where.scheme}://{where.hostname}{f':{where.port}' if where.port else ''}{where.path}"
+        self.base_url = shown_url(str(self._client.base_url))  # base_url, else $OPENAI_BASE_URL, else OpenAI's
         self.calls = Usage(cfg.model)  # requests and retries (call_with_retries counts them)
         self.tokens = {"input": 0, "cache_write": 0, "cache_read": 0, "output": 0}
         self._classify = classifier("generator", cfg.api_key_env)
         self._policy, self._pacer, self._lock = RetryPolicy.from_config(cfg), Pacer(), threading.Lock()
         # what the replies depend on besides the prompt (never the key): the server, the model, the settings
         self.key = digest(
-            "openai-chat", self.base_url, sorted(cfg.headers.items()), cfg.model, cfg.max_tokens, cfg.temperature
+            "openai-chat",
+            self.base_url,
+            sorted(cfg.headers.items()),
+            cfg.model,
+            cfg.limit_field,
+            cfg.max_tokens,
+            cfg.temperature,
         )
 
     @property
@@ -106,7 +119,9 @@ class ChatClient:
     def reply(self, system: str, user: str) -> ChatReply:
         """The model's answer to ``system`` then ``user`` (the stable part of a prompt first)."""
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-        extra = {} if self.cfg.temperature is None else {"temperature": self.cfg.temperature}
+        extra = {self.cfg.limit_field: self.cfg.max_tokens}
+        if self.cfg.temperature is not None:
+            extra["temperature"] = self.cfg.temperature
         try:
             text, counts, billed = call_with_retries(
                 lambda: self._send(messages, extra), self._policy, self._classify, self.calls, "chat", self._pacer
@@ -120,9 +135,7 @@ class ChatClient:
         return ChatReply(text, counts)
 
     def _send(self, messages: list[dict], extra: dict) -> tuple[str, dict[str, int], int]:
-        raw = self._client.chat.completions.with_raw_response.create(
-            model=self.cfg.model, messages=messages, max_tokens=self.cfg.max_tokens, **extra
-        )
+        raw = self._client.chat.completions.with_raw_response.create(model=self.cfg.model, messages=messages, **extra)
         self._pacer.learn({k.lower(): v for k, v in raw.headers.items()})
         answer = raw.parse()
         choices = getattr(answer, "choices", None)
@@ -142,6 +155,13 @@ class ChatClient:
 
     def close(self) -> None:
         self._client.close()
+
+
+def shown_url(url: str) -> str:
+    """``url`` without credentials or a trailing slash: what messages, outputs and the reply key name."""
+    where = urlsplit(url.rstrip("/"))
+    host = f"[{where.hostname}]" if ":" in (where.hostname or "") else where.hostname
+    return f"{where.scheme}://{host}{f':{where.port}' if where.port else ''}{where.path}"
 
 
 def reply_tokens(usage) -> tuple[dict[str, int], int]:

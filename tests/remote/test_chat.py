@@ -7,7 +7,7 @@ import urllib.request
 import pytest
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.remote.chat import ChatClient, ChatSettings, chat_price, reply_tokens
+from rag_bench.remote.chat import ChatClient, ChatSettings, chat_price, reply_tokens, shown_url
 from rag_bench.remote.prices import llm_cost
 from rag_bench.testing.openai_server import FakeOpenAIServer
 
@@ -57,6 +57,25 @@ def test_the_reply_key_covers_server_model_settings_and_headers_never_the_key(mo
         key(headers={"x-route": "eu"}),
     ]
     assert len({base, *changed}) == 6
+
+
+def test_addresses_are_shown_without_credentials():
+    assert shown_url("http://user:pw@127.0.0.1:8000/v1/") == "http://127.0.0.1:8000/v1"
+    assert shown_url("https://api.openai.com/v1") == "https://api.openai.com/v1"
+    assert shown_url("http://[::1]:11434/v1") == "http://[::1]:11434/v1"
+
+
+def test_the_reply_limit_goes_in_the_field_the_server_takes(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with FakeOpenAIServer(chat="ok") as server:
+        for field in ("max_tokens", "max_completion_tokens"):
+            client = ChatClient(ChatSettings(base_url=f"{server.url}/v1", limit_field=field, max_tokens=33), "")
+            assert client.reply("s", "u").text == "ok"
+            client.close()
+    sent = [r.body for r in server.received("/v1/chat/completions")]
+    assert [(b.get("max_tokens"), b.get("max_completion_tokens")) for b in sent] == [(33, None), (None, 33)]
+    with pytest.raises(ConfigError, match=r"generator\.limit_field \('max_output_tokens'\) must be one of max_tokens"):
+        ChatSettings(limit_field="max_output_tokens")
 
 
 def test_settings_out_of_range_name_the_setting():
