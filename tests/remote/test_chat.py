@@ -114,3 +114,21 @@ def test_the_fakes_prefix_cache_by_hand():
     assert [u["prompt_tokens_details"]["cached_tokens"] for u in (first, second, third, fourth)] == [0, 4, 6, 0]
     assert [u["prompt_tokens"] for u in (first, second, third, fourth)] == [6, 7, 7, 3]
     assert {u["completion_tokens"] for u in (first, second, third, fourth)} == {3}  # "x", "y", "."
+
+
+def test_an_announced_rate_limit_paces_the_requests(monkeypatch):
+    """600 requests a minute, a bucket of one: unpaced back-to-back requests would meet 429s."""
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with FakeOpenAIServer(chat="ok", rate_limit=600, burst=1) as server:
+        client = ChatClient(ChatSettings(base_url=f"{server.url}/v1", backoff_s=0.01), "")
+        for _ in range(6):
+            client.reply("s", "u")
+        client.close()
+    sent = server.received("/v1/chat/completions")
+    # the second request leaves before any answer announced the limit (refused, retried after its Retry-After);
+    # from then on each start waits 60 / (0.97 x 600) = 0.103 s after the last (pace.py's SAFETY 0.97), which a
+    # loaded machine's scheduling jitter may still eat once: unpaced, every back-to-back request would be refused
+    outcomes = [r.outcome for r in sent]
+    assert outcomes[:2] == ["200", "429"] and outcomes.count("200") == 6 and outcomes.count("429") <= 2
+    answered = [r.at for r in sent if r.outcome == "200"]
+    assert min(b - a for a, b in zip(answered, answered[1:], strict=False)) >= 0.09
