@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_bench.chunk.contexts import document_hash
-from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.cache import digest
 from rag_bench.core.progress import Progress
 from rag_bench.core.types import Chunk, Document
-from rag_bench.remote.chat import cached_reply
-from rag_bench.remote.retry import bounded_map
+from rag_bench.remote.chat import CachedAsker, cached_replies
 
 INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
 ASK = (
@@ -29,24 +28,15 @@ def chunk_ask(chunk: Chunk) -> str:
     return f"<chunk>\n{chunk.text}\n</chunk>\n\n{ASK}"
 
 
-class AskedContexts:
+class AskedContexts(CachedAsker):
     """The loop every LLM generator shares; a subclass sets ``key`` (what the replies depend on besides the
     document and the chunk's span) and ``usage``, and answers ``ask(doc, chunk)``."""
-
-    key: str
-    concurrency = 1  # requests at once (an OpenAI-compatible generator's generator.concurrency)
-
-    def __init__(self, cfg, cache: DiskCache) -> None:
-        self.cfg, self.cache = cfg, cache
 
     def ask(self, doc: Document, chunk: Chunk) -> str:
         raise NotImplementedError
 
     def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: Progress) -> list[str]:
-        def context(chunk: Chunk) -> str:
-            key = digest(self.key, document_hash(doc.text), chunk.start, chunk.end)
-            text, _ = cached_reply(self.cache, "contexts", key, lambda: self.ask(doc, chunk))
-            bar.update(1)
-            return text
+        def key(chunk: Chunk) -> str:
+            return digest(self.key, document_hash(doc.text), chunk.start, chunk.end)
 
-        return bounded_map(context, list(chunks), self.concurrency)  # in order; a failure keeps the replies received
+        return cached_replies(self.cache, "contexts", chunks, key, lambda c: self.ask(doc, c), self.concurrency, bar)

@@ -16,8 +16,9 @@ Token counts per reply: ``input`` = prompt_tokens - cached_tokens, ``cache_read`
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from rag_bench.core.cache import DiskCache, digest
@@ -26,11 +27,12 @@ from rag_bench.remote.http import MalformedAnswer
 from rag_bench.remote.openai import OpenAISettings, classifier, openai_client, openai_key
 from rag_bench.remote.pace import Pacer
 from rag_bench.remote.prices import Price, llm_cost, model_price
-from rag_bench.remote.retry import CallFailed, RetryPolicy, call_with_retries
+from rag_bench.remote.retry import CallFailed, RetryPolicy, bounded_map, call_with_retries
 from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage
 
 LIMIT_FIELDS = ("max_tokens", "max_completion_tokens")
+T = TypeVar("T")
 
 
 @dataclass
@@ -171,6 +173,37 @@ def reply_tokens(usage) -> tuple[dict[str, int], int]:
     cached = min(prompt, int(getattr(details, "cached_tokens", 0) or 0))
     output = int(getattr(usage, "completion_tokens", 0) or 0)
     return {"input": prompt - cached, "cache_read": cached, "output": output}, prompt + output
+
+
+class CachedAsker:
+    """What a side verb's LLM generator holds: its settings, the disk cache, ``key`` (what its replies depend on
+    besides the part of the prompt that changes) and ``concurrency`` (requests at once: 1 unless it says)."""
+
+    key: str
+    concurrency = 1
+
+    def __init__(self, cfg, cache: DiskCache) -> None:
+        self.cfg, self.cache = cfg, cache
+
+
+def cached_replies(
+    cache: DiskCache,
+    namespace: str,
+    items: Sequence[T],
+    key: Callable[[T], str],
+    ask: Callable[[T], str],
+    concurrency: int,
+    bar,
+) -> list[str]:
+    """The reply to each item, in order: ``cached_reply`` under ``key(item)``, up to ``concurrency`` asked at once
+    (a failure keeps the replies received); ``bar`` (a progress report) counts each."""
+
+    def one(item: T) -> str:
+        text, _ = cached_reply(cache, namespace, key(item), lambda: ask(item))
+        bar.update(1)
+        return text
+
+    return bounded_map(one, list(items), concurrency)
 
 
 def cached_reply(cache: DiskCache, namespace: str, key: str, ask: Callable[[], str]) -> tuple[str, bool]:

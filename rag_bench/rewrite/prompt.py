@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.types import Dataset, Question
-from rag_bench.remote.chat import cached_reply
+from rag_bench.remote.chat import CachedAsker, cached_reply
 from rag_bench.rewrite.cost import RewriteUsage
 
 INSTRUCTIONS = (
@@ -65,15 +65,14 @@ def user_prompt(question: Question, kind: str, limit: int) -> str:
     return f"<question>\n{question.text}\n</question>\n\n{ASK[kind].format(n=limit)}"
 
 
-class AskedRewriter:
+class AskedRewriter(CachedAsker):
     """The loop every LLM rewriter shares; a subclass answers ``reply_key`` (everything the reply depends on)
     and ``ask`` (one request, its tokens added to ``usage``)."""
 
     kinds = ("paraphrase", "hyde", "decompose", "keywords")
-    concurrency = 1  # requests at once (an OpenAI-compatible rewriter's generator.concurrency)
 
     def __init__(self, cfg, dataset: Dataset, cache: DiskCache) -> None:
-        self.cfg, self.cache = cfg, cache
+        super().__init__(cfg, cache)
         self.system = system_prompt(dataset, cfg.titles)
         self.usage = RewriteUsage()
 

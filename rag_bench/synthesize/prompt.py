@@ -14,10 +14,9 @@ import json
 from collections.abc import Iterator
 
 from rag_bench.chunk.contexts import document_hash
-from rag_bench.core.cache import DiskCache, digest
+from rag_bench.core.cache import digest
 from rag_bench.core.types import Document
-from rag_bench.remote.chat import cached_reply
-from rag_bench.remote.retry import bounded_map
+from rag_bench.remote.chat import CachedAsker, cached_replies
 from rag_bench.synthesize.candidates import Candidate
 
 INSTRUCTIONS = (
@@ -37,16 +36,11 @@ CATEGORIES = {  # the default kinds of question, one request per document and ki
 }
 
 
-class AskedCandidates:
+class AskedCandidates(CachedAsker):
     """The loop every LLM generator shares; a subclass sets ``name``, ``key`` (what the replies depend on besides
     the document and the category), ``settings``, ``usage`` and ``cost_usd``, and answers ``ask(doc, kind)``."""
 
     name: str
-    key: str
-    concurrency = 1  # requests at once (an OpenAI-compatible generator's generator.concurrency)
-
-    def __init__(self, cfg, cache: DiskCache) -> None:
-        self.cfg, self.cache = cfg, cache
 
     def ask(self, doc: Document, kind: str) -> str:
         raise NotImplementedError
@@ -54,14 +48,12 @@ class AskedCandidates:
     def candidates(self, documents, bar) -> Iterator[Candidate]:
         asks = [(doc, category, kind) for doc in documents for category, kind in self.cfg.categories.items()]
 
-        def reply(item: tuple[Document, str, str]) -> str:
-            doc, category, kind = item
-            key = digest(self.key, document_hash(doc.text), category, kind)
-            text, _ = cached_reply(self.cache, "synthesize", key, lambda: self.ask(doc, kind))
-            bar.update(1)
-            return text
+        def key(item: tuple[Document, str, str]) -> str:
+            return digest(self.key, document_hash(item[0].text), item[1], item[2])
 
-        texts = bounded_map(reply, asks, self.concurrency)  # in order; a failure keeps the replies received
+        texts = cached_replies(
+            self.cache, "synthesize", asks, key, lambda a: self.ask(a[0], a[2]), self.concurrency, bar
+        )
         for (doc, category, _), text in zip(asks, texts, strict=True):
             yield from parse_reply(text, doc.id, category, f"{self.name} {doc.id}/{category}")
 
