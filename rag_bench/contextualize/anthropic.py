@@ -5,21 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rag_bench.chunk.contexts import document_hash
 from rag_bench.contextualize.base import ContextGeneratorConfig
+from rag_bench.contextualize.prompt import ASK, INSTRUCTIONS, AskedContexts, chunk_ask, document_block
 from rag_bench.core.cache import DiskCache, digest
 from rag_bench.core.errors import ConfigError
-from rag_bench.core.progress import Progress
 from rag_bench.core.types import Chunk, Document
 from rag_bench.remote.anthropic import MessagesClient
 from rag_bench.remote.settings import ApiSettings
-
-INSTRUCTIONS = "You write short search contexts for chunks of a document. Reply with the context only."
-ASK = (
-    "Write one context of 50 to 100 tokens that places the chunk above within the whole document: "
-    "what the document is, and the section, topic or entity the chunk is about, so that a search for "
-    "the chunk's facts finds it. Reply with the context only."
-)
 
 
 @dataclass
@@ -37,47 +29,30 @@ class AnthropicContextConfig(ApiSettings, ContextGeneratorConfig):
             raise ConfigError(f"generator.max_tokens ({self.max_tokens}) must be at least 1")
 
 
-class AnthropicContexts:
+class AnthropicContexts(AskedContexts):
     """One Messages API call per chunk; the document is a cached prompt prefix shared by its chunks.
 
-    Replies are kept in the disk cache, so a rerun (or a run resumed after a failure) sends only
-    the chunks it lacks. The key comes from ``ANTHROPIC_API_KEY`` alone and is never written.
+    Replies are kept in the disk cache (``prompt.py``). The key comes from ``ANTHROPIC_API_KEY`` alone and
+    is never written.
     """
 
     def __init__(self, cfg: AnthropicContextConfig, documents: Sequence[Document], cache: DiskCache) -> None:
         self._api = MessagesClient(cfg, "or use generator=offline")
-        self.cfg, self.cache = cfg, cache
+        super().__init__(cfg, cache)
         self.key = digest("anthropic-context", cfg.model, cfg.max_tokens, INSTRUCTIONS, ASK)
         self.usage = {"input": 0, "cache_write": 0, "cache_read": 0, "output": 0}
 
-    def contexts(self, doc: Document, chunks: Sequence[Chunk], bar: Progress) -> list[str]:
-        out = []
-        for chunk in chunks:
-            key = digest(self.key, document_hash(doc.text), chunk.start, chunk.end)
-            cached = self.cache.get("contexts", key)
-            text = cached.decode("utf-8") if cached is not None else self._ask(doc, chunk)
-            if cached is None:
-                self.cache.put("contexts", key, text.encode("utf-8"))
-            out.append(text)
-            bar.update(1)
-        return out
-
     def request(self, doc: Document, chunk: Chunk) -> dict:
         """The Messages API request body for one chunk: the document block carries ``cache_control``."""
-        document = {
-            "type": "text",
-            "text": f"<document>\n{doc.text}\n</document>",
-            "cache_control": {"type": "ephemeral"},
-        }
-        ask = {"type": "text", "text": f"<chunk>\n{chunk.text}\n</chunk>\n\n{ASK}"}
+        document = {"type": "text", "text": document_block(doc), "cache_control": {"type": "ephemeral"}}
         return {
             "model": self.cfg.model,
             "max_tokens": self.cfg.max_tokens,
             "system": INSTRUCTIONS,
-            "messages": [{"role": "user", "content": [document, ask]}],
+            "messages": [{"role": "user", "content": [document, {"type": "text", "text": chunk_ask(chunk)}]}],
         }
 
-    def _ask(self, doc: Document, chunk: Chunk) -> str:
+    def ask(self, doc: Document, chunk: Chunk) -> str:
         message = self._api.create(f"generator.model ({self.cfg.model!r})", **self.request(doc, chunk))
         usage = message.usage
         for name, attr in (("input", "input_tokens"), ("output", "output_tokens")):

@@ -29,13 +29,14 @@ class Answer:
     text: str
     citations: tuple[int, ...]
     refused: bool
-    input_tokens: int = 0
+    input_tokens: int = 0  # billed at the input price (not read from a provider's prompt cache)
     output_tokens: int = 0
+    cached_tokens: int = 0  # input tokens the provider read from its prompt cache
 
     @classmethod
-    def from_text(cls, text: str, input_tokens: int = 0, output_tokens: int = 0) -> Answer:
+    def from_text(cls, text: str, input_tokens: int = 0, output_tokens: int = 0, cached_tokens: int = 0) -> Answer:
         """Citations parsed from ``[n]`` markers; refused when the text holds the refusal phrase."""
-        return cls(text, parse_citations(text), is_refusal(text), input_tokens, output_tokens)
+        return cls(text, parse_citations(text), is_refusal(text), input_tokens, output_tokens, cached_tokens)
 
     def to_dict(self) -> dict:
         return {
@@ -44,11 +45,13 @@ class Answer:
             "refused": self.refused,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "cached_tokens": self.cached_tokens,
         }
 
     @classmethod
     def from_dict(cls, obj: dict) -> Answer:
-        return cls(obj["text"], tuple(obj["citations"]), obj["refused"], obj["input_tokens"], obj["output_tokens"])
+        tokens = obj["input_tokens"], obj["output_tokens"], obj.get("cached_tokens", 0)  # absent in older entries
+        return cls(obj["text"], tuple(obj["citations"]), obj["refused"], *tokens)
 
 
 class Generator(Protocol):

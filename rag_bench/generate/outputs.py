@@ -132,6 +132,7 @@ def counts(result: GenerationResult) -> dict[str, int]:
         "from_cache": len(rs) - result.generated,
         "input_tokens": sum(r.answer.input_tokens for r in rs if not r.cached),
         "output_tokens": sum(r.answer.output_tokens for r in rs if not r.cached),
+        "cached_input_tokens": sum(r.answer.cached_tokens for r in rs if not r.cached),
     }
 
 

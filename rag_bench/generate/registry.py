@@ -1,4 +1,4 @@
-"""Generators by config name (``generator=extractive|replay|anthropic``): each one's settings schema and builder.
+"""Generators by config name (``generator=extractive|replay|anthropic|openai``): each one's settings schema and builder.
 
 Adding a generator: a module with its settings dataclass (derived from ``base.GeneratorConfig``) and
 ``build(cfg) -> Generator``, one entry here, and ``configs/generate/generator/<name>.yaml``.
@@ -7,7 +7,7 @@ Adding a generator: a module with its settings dataclass (derived from ``base.Ge
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.generate import anthropic, extractive, replay
+from rag_bench.generate import anthropic, extractive, openai, replay
 
 GENERATORS = Options(
     "generator",
@@ -17,5 +17,6 @@ GENERATORS = Options(
         "extractive": Option(extractive.ExtractiveConfig, extractive.build),
         "replay": Option(replay.ReplayConfig, replay.build),
         "anthropic": Option(anthropic.AnthropicGeneratorConfig, anthropic.build),
+        "openai": Option(openai.OpenAIGeneratorConfig, openai.build),
     },
 )

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_bench.core.cache import DiskCache, default_cache_dir, digest
-from rag_bench.core.progress import track
+from rag_bench.core.progress import progress
 from rag_bench.generate.attribution import Outcome, attribute
 from rag_bench.generate.base import Answer, Generator
 from rag_bench.generate.checks import Checks, check
 from rag_bench.generate.prompt import Prompt, build_prompt
 from rag_bench.generate.registry import GENERATORS
 from rag_bench.generate.settings import GenerateConfig
+from rag_bench.remote.retry import bounded_map
 from rag_bench.run_folder.read import RetrievedRun, read_run
 
 NAMESPACE = "answers"
@@ -60,16 +61,21 @@ def check_generation(run_dir: Path, cfg: GenerateConfig, generator: Generator | 
 
 
 def answer_all(run: RetrievedRun, cfg: GenerateConfig, tau: float, generator: Generator) -> tuple[QuestionResult, ...]:
-    """One result per question of ``run``, in its order, with a progress bar."""
+    """One result per question of ``run``, in its order, with a progress bar; up to the generator's
+    ``concurrency`` (1 when it has none) questions answered at once."""
     cache = DiskCache(cfg.cache_dir or default_cache_dir())
-    results = []
     pairs = list(zip(run.questions, run.ranked, strict=True))
-    for question, ranked in track(pairs, f"answering ({generator.name})", "question"):
-        prompt = build_prompt(question, ranked[: cfg.passages])
-        answer, cached = cached_answer(cache, generator, prompt)
-        checks = check(prompt, answer, tau, cfg.correct_f1)
-        results.append(QuestionResult(prompt, answer, checks, attribute(question, answer, checks), cached))
-    return tuple(results)
+    with progress(len(pairs), f"answering ({generator.name})", "question") as bar:
+
+        def one(pair) -> QuestionResult:
+            question, ranked = pair
+            prompt = build_prompt(question, ranked[: cfg.passages])
+            answer, cached = cached_answer(cache, generator, prompt)
+            checks = check(prompt, answer, tau, cfg.correct_f1)
+            bar.update(1)
+            return QuestionResult(prompt, answer, checks, attribute(question, answer, checks), cached)
+
+        return tuple(bounded_map(one, pairs, getattr(generator, "concurrency", 1)))
 
 
 def cached_answer(cache: DiskCache, generator: Generator, prompt: Prompt) -> tuple[Answer, bool]:

@@ -1,6 +1,6 @@
 """Settings of ``rag-bench check-generation``: the verb's schema, composed from ``configs/generate/``.
 
-The group ``generator`` (extractive, replay, anthropic) is ``registry.py``'s. Unknown keys fail while
+The group ``generator`` (extractive, replay, anthropic, openai) is ``registry.py``'s. Unknown keys fail while
 composing; ``__post_init__`` checks the values.
 """
 

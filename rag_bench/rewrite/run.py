@@ -15,11 +15,12 @@ from pathlib import Path
 from rag_bench.core.cache import atomic_write
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.progress import progress
-from rag_bench.core.types import Dataset
+from rag_bench.core.types import Dataset, Question
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.dataset import check_outputs_outside, load
 from rag_bench.data.variants import VariantEntry, write_variants
-from rag_bench.remote.prices import llm_cost, model_price
+from rag_bench.remote.prices import llm_cost
+from rag_bench.remote.retry import bounded_map
 from rag_bench.rewrite.base import Rewriter
 from rag_bench.rewrite.registry import REWRITERS
 from rag_bench.rewrite.settings import RewriteConfig
@@ -69,16 +70,19 @@ def limits(settings: RewriteConfig) -> dict[str, int]:
 def rewrite_all(
     rewriter: Rewriter, dataset: Dataset, kinds: Sequence[str], limits: dict[str, int]
 ) -> list[VariantEntry]:
-    """One entry per (question, kind), question by question, texts cleaned (``clean``)."""
-    entries = []
-    with progress(len(dataset.questions) * len(kinds), "rewriting", "rewrite") as bar:
-        for question in dataset.questions:
-            for kind in kinds:
-                limit = limits.get(kind, 1)
-                texts = clean(rewriter.rewrite(question, kind, limit), question.text)[:limit]
-                entries.append(VariantEntry(question.id, kind, tuple(texts), question.text))
-                bar.update(1)
-    return entries
+    """One entry per (question, kind), question by question, texts cleaned (``clean``); up to the rewriter's
+    ``concurrency`` (1 when it has none) requests at once."""
+    pairs = [(question, kind) for question in dataset.questions for kind in kinds]
+    with progress(len(pairs), "rewriting", "rewrite") as bar:
+
+        def one(pair: tuple[Question, str]) -> VariantEntry:
+            question, kind = pair
+            limit = limits.get(kind, 1)
+            texts = clean(rewriter.rewrite(question, kind, limit), question.text)[:limit]
+            bar.update(1)
+            return VariantEntry(question.id, kind, tuple(texts), question.text)
+
+        return bounded_map(one, pairs, getattr(rewriter, "concurrency", 1))
 
 
 def clean(texts: Sequence[str], question: str) -> list[str]:
@@ -97,7 +101,7 @@ def usage_record(settings: RewriteConfig, rewriter: Rewriter, dataset: Dataset, 
     """What the run asked of an API and its estimated cost (0 when it sent no request)."""
     usage, gen = rewriter.usage, settings.generator
     model = getattr(gen, "model", None)
-    price = model_price(model, gen.input_price, gen.output_price) if model else None
+    price = getattr(rewriter, "price", None)  # an API rewriter's (remote/prices.py), else None
     cost = 0.0 if usage.requests == 0 else llm_cost(usage.tokens, price)
     return {
         "dataset": dataset.name,

@@ -1,45 +1,35 @@
 """``generator=anthropic``: candidate questions from the Messages API, the document as a cached prefix.
 
-One request per (document, category): the document block carries ``cache_control``, so every
-category after the first reads it from the prompt cache. The reply is asked to be JSON Lines,
-``{"question", "excerpt", "answer"}`` each, the excerpt copied verbatim; a line that is not such
-an object becomes a candidate with a ``problem`` (rejected, with the line, in the rejects file).
-Replies are kept in the disk cache, so a rerun sends nothing. The estimated cost is ``remote/prices.py``'s
-formula with ``configs/prices.yaml`` (None for a model not listed there).
+One request per (document, category) (``prompt.py``): the document block carries ``cache_control``, so
+every category after the first reads it from the prompt cache. Replies are kept in the disk cache, so a
+rerun sends nothing. The estimated cost is ``remote/prices.py``'s formula with ``configs/prices.yaml``
+(None for a model not listed there).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from rag_bench.chunk.contexts import document_hash
 from rag_bench.core.cache import DiskCache, digest
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.types import Document
 from rag_bench.remote.anthropic import MessagesClient
 from rag_bench.remote.prices import llm_cost, model_price
 from rag_bench.remote.settings import ApiSettings
-from rag_bench.synthesize.candidates import Candidate, SynthGeneratorConfig
+from rag_bench.synthesize.candidates import SynthGeneratorConfig
+from rag_bench.synthesize.prompt import ASK, CATEGORIES, INSTRUCTIONS, AskedCandidates, document_block
 
-INSTRUCTIONS = (
-    "You write test questions for a search engine over a document collection. Each question must be "
-    "answerable from one short passage of the document, and you quote that passage exactly."
-)
-ASK = (
-    "Write {n} different questions of this kind: {kind}.\n"
-    "Each must be answerable from a single passage of the document above. Reply with {n} lines of JSON "
-    'and nothing else, one object per line: {{"question": "...", "excerpt": "...", "answer": "..."}}. '
-    "The excerpt is the passage that answers the question, copied character for character from the "
-    "document (one or two sentences, at most 300 characters); the answer is short."
-)
-CATEGORIES = {  # the default kinds of question, one request per document and kind
-    "identifier": "a question naming a specific identifier, code, number or name that appears in the passage",
-    "paraphrase": "a question a user would ask in their own words, sharing few words with the passage",
-}
 USAGE = {"input": "input_tokens", "output": "output_tokens"}
 CACHE_USAGE = {"cache_write": "cache_creation_input_tokens", "cache_read": "cache_read_input_tokens"}
+
+
+def check_synth(cfg) -> None:
+    """What every LLM generator's synthesize settings must hold."""
+    for name in ("max_tokens", "per_request"):
+        if getattr(cfg, name) < 1:
+            raise ConfigError(f"generator.{name} ({getattr(cfg, name)}) must be at least 1")
+    if not cfg.categories:
+        raise ConfigError("generator.categories is empty; give at least one category: instruction")
 
 
 @dataclass
@@ -55,19 +45,17 @@ class AnthropicSynthConfig(ApiSettings, SynthGeneratorConfig):
 
     def __post_init__(self) -> None:
         self.check_api("generator")
-        for name in ("max_tokens", "per_request"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"generator.{name} ({getattr(self, name)}) must be at least 1")
-        if not self.categories:
-            raise ConfigError("generator.categories is empty; give at least one category: instruction")
+        check_synth(self)
 
 
-class AnthropicCandidates:
+class AnthropicCandidates(AskedCandidates):
     """Asks for ``per_request`` questions per document and category."""
+
+    name = "anthropic"
 
     def __init__(self, cfg, documents, cache: DiskCache) -> None:
         self._api = MessagesClient(cfg, "or use generator=replay with candidates written elsewhere")
-        self.cfg, self.cache = cfg, cache
+        super().__init__(cfg, cache)
         self.key = digest("synthesize", cfg.model, cfg.max_tokens, cfg.per_request, INSTRUCTIONS, ASK)
         self.usage = {"requests": 0, "input": 0, "cache_write": 0, "cache_read": 0, "output": 0}
         self.settings = {
@@ -82,24 +70,9 @@ class AnthropicCandidates:
     def cost_usd(self) -> float | None:
         return llm_cost(self.usage, model_price(self.cfg.model))
 
-    def candidates(self, documents, bar) -> Iterator[Candidate]:
-        for doc in documents:
-            for category, kind in self.cfg.categories.items():
-                key = digest(self.key, document_hash(doc.text), category, kind)
-                cached = self.cache.get("synthesize", key)
-                text = cached.decode("utf-8") if cached is not None else self._ask(doc, kind)
-                if cached is None:
-                    self.cache.put("synthesize", key, text.encode("utf-8"))
-                yield from parse_reply(text, doc.id, category, f"anthropic {doc.id}/{category}")
-                bar.update(1)
-
     def request(self, doc: Document, kind: str) -> dict:
         """The Messages API request body: the document block carries ``cache_control``."""
-        document = {
-            "type": "text",
-            "text": f"<document>\n{doc.text}\n</document>",
-            "cache_control": {"type": "ephemeral"},
-        }
+        document = {"type": "text", "text": document_block(doc), "cache_control": {"type": "ephemeral"}}
         ask = {"type": "text", "text": ASK.format(n=self.cfg.per_request, kind=kind)}
         return {
             "model": self.cfg.model,
@@ -108,7 +81,7 @@ class AnthropicCandidates:
             "messages": [{"role": "user", "content": [document, ask]}],
         }
 
-    def _ask(self, doc: Document, kind: str) -> str:
+    def ask(self, doc: Document, kind: str) -> str:
         message = self._api.create(f"generator.model ({self.cfg.model!r})", **self.request(doc, kind))
         self.usage["requests"] += 1
         for name, attr in (USAGE | CACHE_USAGE).items():
@@ -117,22 +90,3 @@ class AnthropicCandidates:
 
     def close(self) -> None:
         self._api.close()
-
-
-def parse_reply(text: str, doc_id: str, category: str, origin: str) -> Iterator[Candidate]:
-    """One candidate per non-blank reply line (code fences ignored); a bad line is a candidate with a problem."""
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("```")]
-    for number, line in enumerate(lines, start=1):
-        where = f"{origin} line {number}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            obj, problem = None, f"reply line is not JSON ({exc.msg}): {line[:60]!r}"
-        else:
-            ok = isinstance(obj, dict) and all(isinstance(obj.get(k), str) for k in ("question", "excerpt"))
-            problem = None if ok else f"reply line is not an object with string question and excerpt: {line[:60]!r}"
-        if problem is not None:
-            yield Candidate(doc_id, "", "", category=category, origin=where, problem=problem)
-            continue
-        answer = obj.get("answer") if isinstance(obj.get("answer"), str) and obj["answer"].strip() else None
-        yield Candidate(doc_id, obj["question"], obj["excerpt"], answer, category, where)

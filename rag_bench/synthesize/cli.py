@@ -2,6 +2,7 @@
 
 rag-bench synthesize dataset.path=data/x generator=replay generator.path=candidates.jsonl out=review.jsonl
 rag-bench synthesize dataset.path=data/x generator=anthropic out=review.jsonl          # ANTHROPIC_API_KEY
+rag-bench synthesize dataset.path=data/x generator=openai generator.model=gpt-4o-mini out=review.jsonl  # OPENAI_API_KEY
 """
 
 from __future__ import annotations

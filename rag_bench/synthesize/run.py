@@ -2,6 +2,7 @@
 
     rag-bench synthesize dataset.path=data/x generator=replay generator.path=candidates.jsonl out=review.jsonl
     rag-bench synthesize dataset.path=data/x generator=anthropic out=review.jsonl          # ANTHROPIC_API_KEY
+    rag-bench synthesize dataset.path=data/x generator=openai generator.model=gpt-4o-mini out=review.jsonl
 
 Writes ``out`` (native questions.jsonl rows with ``source: synthetic``, the generator's
 settings and review ``flags``), ``<out>.rejects.jsonl`` (each rejected candidate with its

@@ -27,7 +27,7 @@ def test_compose_defaults_and_overrides():
     [
         ("passage=3", "Key 'passage' not in 'GenerateConfig'"),
         ("generator.modle=x", "generator.modle is not a setting of generator=extractive; its settings are: threshold"),
-        ("generator=gpt", "Available options in 'generator': anthropic, extractive, replay"),
+        ("generator=gpt", "Available options in 'generator': anthropic, extractive, openai, replay"),
         ("passages=0", "passages (0) must be at least 1"),
         ("generator.threshold=2", "generator.threshold (2.0) must lie in (0, 1]"),
     ],

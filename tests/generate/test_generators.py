@@ -10,6 +10,7 @@ from rag_bench.generate.base import Answer
 from rag_bench.generate.prompt import build_prompt
 from rag_bench.generate.registry import GENERATORS
 from rag_bench.testing.anthropic_server import FakeAnthropicServer
+from rag_bench.testing.openai_server import FakeOpenAIServer
 
 PROMPT = build_prompt(
     Question("q1", "What is the capital of France?"),
@@ -29,6 +30,12 @@ def generator(request, tmp_path, monkeypatch):
         path.write_text(json.dumps({"question_id": "q1", "answer": EXPECTED}) + "\n")
         built = GENERATORS.build(GENERATORS.settings("replay", path=str(path)))
         yield built
+    elif name == "openai":
+        pytest.importorskip("openai")
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        with FakeOpenAIServer(chat=EXPECTED) as server:
+            built = GENERATORS.build(GENERATORS.settings("openai", base_url=f"{server.url}/v1", timeout_s=5.0))
+            yield built
     else:
         pytest.importorskip("anthropic")
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
@@ -49,7 +56,9 @@ def test_protocol(generator):
 
 
 def test_unknown_name_and_replay_without_a_file():
-    with pytest.raises(ConfigError, match="generator.name \\('gpt'\\) must be one of: anthropic, extractive, replay"):
+    with pytest.raises(
+        ConfigError, match="generator.name \\('gpt'\\) must be one of: anthropic, extractive, openai, replay"
+    ):
         GENERATORS.settings("gpt")
     with pytest.raises(ConfigError, match="generator=replay needs the answers file"):
         GENERATORS.build(GENERATORS.settings("replay"))

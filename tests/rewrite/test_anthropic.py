@@ -6,8 +6,9 @@ import pytest
 from rag_bench.config.schema import DatasetConfig
 from rag_bench.core.errors import ConfigError
 from rag_bench.data.variants import read_variants
-from rag_bench.rewrite.anthropic import INSTRUCTIONS, AnthropicRewriterConfig, parse_reply
+from rag_bench.rewrite.anthropic import AnthropicRewriterConfig
 from rag_bench.rewrite.cli import main
+from rag_bench.rewrite.prompt import INSTRUCTIONS, parse_reply
 from rag_bench.rewrite.run import rewrite
 from rag_bench.rewrite.settings import RewriteConfig
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply

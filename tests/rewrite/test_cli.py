@@ -121,7 +121,7 @@ def test_repeated_line_is_a_clear_error(tmp_path):
     [
         (
             ["generator=nope"],
-            r"Could not find 'generator/nope' Available options in 'generator': anthropic, offline, replay",
+            r"Could not find 'generator/nope' Available options in 'generator': anthropic, offline, openai, replay",
         ),
         (["kinds=[synonyms]"], r"kinds \(\['synonyms'\]\) must list distinct kinds"),
         (["generator.model=x"], r"\): generator\.model is not a setting of generator=offline; it has no settings$"),

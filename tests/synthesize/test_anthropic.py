@@ -8,7 +8,7 @@ import json
 import pytest
 
 from rag_bench.remote.prices import llm_cost, model_price
-from rag_bench.synthesize.anthropic import parse_reply
+from rag_bench.synthesize.prompt import parse_reply
 from rag_bench.synthesize.run import synthesize
 from rag_bench.synthesize.settings import VERB
 from rag_bench.testing.anthropic_server import FakeAnthropicServer, Reply

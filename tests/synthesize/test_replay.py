@@ -147,7 +147,7 @@ def test_bad_settings_and_bad_replay_lines_are_one_clear_error(dataset, tmp_path
     with pytest.raises(ConfigError, match=r"generator=replay needs generator.path"):  # before any chunk is embedded
         synthesize(VERB.compose(["generator=replay", f"dataset.path={dataset}", f"cache_dir={tmp_path / 'c'}"]))
     assert not (tmp_path / "c" / "vectors").exists()
-    with pytest.raises(ConfigError, match=r"Could not find 'generator/nope'.*anthropic, replay"):
+    with pytest.raises(ConfigError, match=r"Could not find 'generator/nope'.*anthropic, openai, replay"):
         VERB.compose(["generator=nope"])
     with pytest.raises(
         ConfigError, match=r"generator.model is not a setting of generator=replay; its settings are: path"
