@@ -11,12 +11,14 @@ A claim names its holder: ``host pid-namespace pid start-time``. A holder that d
 scheduler, out of memory) is found dead on its own host when no process with that PID and start time
 exists there (so a reused PID is not taken for the holder), and its claims are broken at once. From
 another host a claim is stale once older than ``RAG_BENCH_CLAIM_TIMEOUT`` seconds (600 by default;
-one batch of 64 texts is embedded per claim, so a live holder never holds one that long). Breaking is
-itself exclusive (a ``.break`` file, also ``O_EXCL``), so two waiters never both break and re-claim.
+a local embedder holds a claim for 512 texts, an API one for its batches in flight, so a live holder
+never holds one that long). Breaking is itself exclusive (a ``.break`` file, also ``O_EXCL``), so two
+waiters never both break and re-claim.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -83,6 +85,7 @@ class Claims:
 
     def __init__(self, root: Path, namespace: str, stale_after: float | None = None) -> None:
         self.folder = Path(root) / "claims" / namespace
+        self._prefix = f"{self.folder}{os.sep}"  # claim paths as strings: one per text, so no Path objects
         if stale_after is None:
             stale_after = float(os.environ.get("RAG_BENCH_CLAIM_TIMEOUT") or STALE_AFTER_S)
         self.stale_after = stale_after
@@ -103,20 +106,20 @@ class Claims:
         if not self._made:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._made = True
-        line = self.folder / f".holder-{self._me.pid}-{os.urandom(4).hex()}"
-        line.write_bytes(self._line)
+        line = f"{self._prefix}.holder-{self._me.pid}-{os.urandom(4).hex()}"
+        Path(line).write_bytes(self._line)
         mine: list[bytes] = []
         try:
             for key in keys:
                 if len(mine) == limit:
                     break
-                if self._claim(line, self.path(key)):
+                if self._claim(line, self._prefix + key.hex()):
                     mine.append(key)
         finally:
-            line.unlink(missing_ok=True)
+            Path(line).unlink(missing_ok=True)
         return mine
 
-    def _claim(self, line: Path, path: Path) -> bool:
+    def _claim(self, line: str, path: str) -> bool:
         try:
             os.link(line, path)  # atomic and exclusive, NFS included
             return True
@@ -137,7 +140,8 @@ class Claims:
     def release(self, keys: Iterable[bytes]) -> None:
         """Drop this process's claims on ``keys`` (after their vectors are committed, or on failure)."""
         for key in keys:
-            self.path(key).unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._prefix + key.hex())
 
     def break_stale(self, keys: Iterable[bytes]) -> int:
         """Break the claims on ``keys`` whose holder is dead or that are older than ``stale_after``; how many."""
