@@ -4,8 +4,9 @@ The index is ``retrieval.index`` (``index/registry.py``); an approximate one is 
 with exact search over the same vectors and the same filters, and its recall at depth is
 reported (``filtered_ann_recall`` over the filtered queries alone). All queries are searched in
 one batched call (the index's matrix products see every query at once); per-query latency is
-measured on an evenly spaced sample of ``LATENCY_SAMPLE`` queries searched one at a time
-(p50 and p95 in the index report, with ``latency_sample`` saying how many were timed).
+measured on an evenly spaced sample of up to ``LATENCY_SAMPLE`` queries searched one at a time, within
+a time budget of a tenth of the batched search (p50 and p95 in the index report, with ``latency_sample``
+saying how many were timed).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from rag_bench.index.registry import VECTOR_INDEXES
 from rag_bench.retrieve.base import Candidates, Corpus, Query, RetrievalConfig, RetrievalStats
 from rag_bench.retrieve.resources import Resources
 
-LATENCY_SAMPLE = 64  # queries timed one at a time for the per-query latency report
+LATENCY_SAMPLE = 64  # queries timed one at a time for the per-query latency report, at most
+LATENCY_MIN = 8  # ... and at least, though the sample's time budget is spent
+LATENCY_BUDGET = 0.1  # the sample's time budget: this share of the batched search's time (at least 50 ms)
 
 
 @dataclass
@@ -98,7 +101,8 @@ class DenseRetriever:
         started = time.perf_counter()
         indices, scores = index.search(vectors, depth, filters)  # (n_queries, width), -1 / -inf padded
         search_seconds = time.perf_counter() - started
-        latency = sampled_latency(index, vectors, depth, filters)
+        budget = max(0.05, LATENCY_BUDGET * search_seconds)
+        latency = sampled_latency(index, vectors, depth, filters, budget_s=budget)
         ann = filtered_ann = None
         if type(self.cfg.index).approximate:
             exact = DenseIndex(docs, corpus.metadata).search(vectors, depth, filters)[0]
@@ -135,16 +139,28 @@ class DenseRetriever:
 
 
 def sampled_latency(
-    index: VectorIndex, vectors: np.ndarray, depth: int, filters: Sequence, size: int = LATENCY_SAMPLE
+    index: VectorIndex,
+    vectors: np.ndarray,
+    depth: int,
+    filters: Sequence,
+    size: int = LATENCY_SAMPLE,
+    budget_s: float = float("inf"),
 ) -> np.ndarray:
-    """Seconds of each of up to ``size`` evenly spaced queries, each searched on its own (a sample, not the run)."""
+    """Seconds of each of up to ``size`` evenly spaced queries, each searched on its own (a sample, not the run).
+
+    The queries are visited in a fixed shuffled order and the sample ends early (after at least
+    ``LATENCY_MIN`` queries) once it has taken ``budget_s``, so a busy machine does not pay for it twice.
+    """
     rows = np.unique(np.linspace(0, len(vectors) - 1, min(size, len(vectors))).astype(np.int64))
-    seconds = np.zeros(rows.size)
-    for slot, i in enumerate(rows):
+    rows = rows[np.random.default_rng(0).permutation(rows.size)]
+    seconds: list[float] = []
+    for i in rows:
+        if len(seconds) >= LATENCY_MIN and sum(seconds) > budget_s:
+            break
         start = time.perf_counter()
         index.search(vectors[i : i + 1], depth, filters[i : i + 1])
-        seconds[slot] = time.perf_counter() - start
-    return seconds
+        seconds.append(time.perf_counter() - start)
+    return np.array(seconds)
 
 
 def index_report(
@@ -168,6 +184,8 @@ def count_truncated(ws: Workspace, embedder: Embedder, corpus: Corpus) -> int:
     """Chunks whose indexed text exceeds the embedder's input limit (0 when it cannot count tokens)."""
     if not isinstance(embedder, TokenCounting):
         return 0
+    if embedder.max_tokens >= 4 * max(map(len, corpus.passages), default=0) + 16:
+        return 0  # no tokenizer makes more than one token per UTF-8 byte (plus its special tokens): none can be
     key = digest("truncated", corpus.key, embedder.name)
 
     def count() -> int:

@@ -6,7 +6,7 @@ import numpy as np
 from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.embed.fake import FakeEmbedder
 from rag_bench.index.dense import DenseIndex
-from rag_bench.retrieve.dense import LATENCY_SAMPLE, sampled_latency
+from rag_bench.retrieve.dense import LATENCY_MIN, LATENCY_SAMPLE, sampled_latency
 from tests.retrieve.conftest import QUESTIONS, write_dataset
 
 
@@ -74,8 +74,11 @@ def test_latency_is_timed_on_an_evenly_spaced_sample():
     seconds = sampled_latency(index, queries, 2, [None] * 1000)
     assert seconds.shape == (LATENCY_SAMPLE,) and (seconds > 0).all()
     rows = np.linspace(0, 999, LATENCY_SAMPLE).astype(int)  # 0, 15, 31, ... 999: one query each
-    assert searched == (rows % 4).tolist()
+    assert sorted(searched) == sorted((rows % 4).tolist())  # each sampled row once (in a shuffled order)
     assert sampled_latency(index, queries[:3], 2, [None] * 3).shape == (3,)  # fewer questions: all of them
+    searched.clear()
+    spent = sampled_latency(index, queries, 2, [None] * 1000, budget_s=0.0)  # budget spent at once: the minimum
+    assert spent.shape == (LATENCY_MIN,) and len(searched) == LATENCY_MIN
 
 
 def test_a_dense_run_searches_in_one_batch_and_labels_its_latency_sample(tmp_path, run_with):
@@ -85,7 +88,7 @@ def test_a_dense_run_searches_in_one_batch_and_labels_its_latency_sample(tmp_pat
     data = write_dataset(tmp_path / "many", DOCUMENTS, questions)
     result = run_with(f"dataset.path={data}", "retrieval=dense", "chunker.size=40", "chunker.overlap=0")
     report = result.stats.index
-    assert report["latency_sample"] == LATENCY_SAMPLE and "queries" not in report
+    assert LATENCY_MIN <= report["latency_sample"] <= LATENCY_SAMPLE and "queries" not in report
     assert 0 < report["latency_ms_p50"] <= report["latency_ms_p95"]
     # the run's rankings equal one exact search per question over the same hashing vectors
     embedder = FakeEmbedder(64)
@@ -94,3 +97,20 @@ def test_a_dense_run_searches_in_one_batch_and_labels_its_latency_sample(tmp_pat
     depth = result.stages["dense"].indices.shape[1]
     expected = _one_by_one(DenseIndex(docs), queries, depth, [None] * len(questions))[0]
     assert np.array_equal(result.stages["dense"].indices, expected)
+
+
+def test_truncated_chunks_are_counted_only_when_a_chunk_could_exceed_the_limit(tmp_path, run_with, monkeypatch):
+    from tests.retrieve.conftest import DOCUMENTS
+
+    data = write_dataset(tmp_path / "tiny", DOCUMENTS, QUESTIONS)
+    counted: list[int] = []
+    real = FakeEmbedder.count_tokens
+    monkeypatch.setattr(
+        FakeEmbedder, "count_tokens", lambda self, texts: counted.append(len(texts)) or real(self, texts)
+    )
+    result = run_with(f"dataset.path={data}", "retrieval=dense", "cache_dir=" + str(tmp_path / "c1"))
+    assert result.stats.truncated == 0 and counted == []  # 10**9 tokens: no 100-character chunk can reach it
+    monkeypatch.setattr(FakeEmbedder, "max_tokens", 5)
+    result = run_with(f"dataset.path={data}", "retrieval=dense", "cache_dir=" + str(tmp_path / "c2"))
+    words = [len(c.indexed_text.replace(".", " ").split()) for c in result.chunks]
+    assert counted == [len(result.chunks)] and result.stats.truncated == sum(n > 5 for n in words) > 0
