@@ -4,8 +4,9 @@ The search step is what ``DenseRetriever.retrieve`` runs once its vectors are em
 one ``DenseIndex.search`` call, then ``sampled_latency`` (up to 64 evenly spaced questions searched one at a
 time, within a tenth of the batch's time, for the p50/p95 it reports). The reference is faiss
 ``IndexFlatIP.search`` over all questions at once, in a child process (faiss ships its own OpenBLAS;
-run_all clears OPENBLAS_CORETYPE so both pick their own kernel). One thread each. Goal: ours / faiss <= 1.2. Also printed: the rankings against faiss, and the
-per-query loop the retriever ran before (timed on 500 questions, scaled to all, labelled as such).
+run_all clears OPENBLAS_CORETYPE so both pick their own kernel). One thread each. Goal: ours / faiss
+<= 1.2. Also printed: the rankings against faiss, and the per-query loop the retriever ran before
+(timed on 500 questions, scaled to all, labelled as such).
 """
 
 from __future__ import annotations
