@@ -70,6 +70,11 @@ def main() -> None:
     faiss_run = run_faiss()
     with single_thread():
         ours = interleaved({"step": step}, REPEATS)["step"]
+    again = run_faiss()  # faiss before and after ours, so a load change moves both sides alike
+    if float(again["seconds"]) < float(faiss_run["seconds"]):
+        faiss_run = again
+    with single_thread():
+        ours = min(ours, interleaved({"step": step}, REPEATS)["step"])
         start = time.perf_counter()
         loop()
         loop_all = (time.perf_counter() - start) * N_QUERIES / LOOP_SAMPLE

@@ -91,9 +91,8 @@ def bootstrap_means(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
     for start in range(0, draws.shape[0], BLOCK):
         block = draws[start : start + BLOCK]  # (b, n)
         if dyadic.size:
-            rows = np.arange(block.shape[0])[:, None]
-            counts = np.zeros((block.shape[0], n))
-            np.add.at(counts, (rows, block), 1.0)  # (b, n) times each question was drawn
+            cells = (np.arange(block.shape[0])[:, None] * n + block).ravel()
+            counts = np.bincount(cells, minlength=block.size).reshape(block.shape).astype(np.float64)  # (b, n) draws
             out[start : start + BLOCK, dyadic] = (counts @ values[:, dyadic]) / n
         for j, column in zip(other, columns, strict=True):
             out[start : start + BLOCK, j] = column[block].mean(axis=1)
