@@ -6,7 +6,8 @@ reported (``filtered_ann_recall`` over the filtered queries alone). All queries 
 one batched call (the index's matrix products see every query at once); per-query latency is
 measured on an evenly spaced sample of up to ``LATENCY_SAMPLE`` queries searched one at a time, within
 a time budget of a tenth of the batched search (p50 and p95 in the index report, with ``latency_sample``
-saying how many were timed).
+saying how many were timed). A database index answers one logged statement per query anyway: its
+sample is the run's own searches (``search_all``).
 """
 
 from __future__ import annotations
@@ -98,11 +99,7 @@ class DenseRetriever:
         index = VECTOR_INDEXES.build(self.cfg.index, docs, context)
         build_seconds = time.perf_counter() - started
         filters = [q.filter for q in queries]
-        started = time.perf_counter()
-        indices, scores = index.search(vectors, depth, filters)  # (n_queries, width), -1 / -inf padded
-        search_seconds = time.perf_counter() - started
-        budget = max(0.05, LATENCY_BUDGET * search_seconds)
-        latency = sampled_latency(index, vectors, depth, filters, budget_s=budget)
+        indices, scores, latency, search_seconds = search_all(index, vectors, depth, filters)
         ann = filtered_ann = None
         if type(self.cfg.index).approximate:
             exact = DenseIndex(docs, corpus.metadata).search(vectors, depth, filters)[0]
@@ -138,6 +135,44 @@ class DenseRetriever:
         return out, total
 
 
+def search_all(
+    index: VectorIndex, vectors: np.ndarray, depth: int, filters: Sequence
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(n, width) indices and scores (-1 / -inf padded), per-query seconds on a sample, and the search's seconds.
+
+    An in-process index searches every query in one call, then times a sample again one at a time
+    (``sampled_latency``). A database index (``Reporting``: pgvector, Chroma) runs one logged statement
+    per query whatever the batch, so its sample is the run's own first searches, timed as they run, and
+    every question appears once in its log.
+    """
+    started = time.perf_counter()
+    if not isinstance(index, Reporting):
+        indices, scores = index.search(vectors, depth, filters)
+        seconds = time.perf_counter() - started
+        latency = sampled_latency(index, vectors, depth, filters, budget_s=max(0.05, LATENCY_BUDGET * seconds))
+        return indices, scores, latency, seconds
+    rows = _sample_rows(len(vectors), LATENCY_SAMPLE)
+    rest = np.setdiff1d(np.arange(len(vectors)), rows)
+    parts, latency = [], np.zeros(rows.size)
+    for slot, i in enumerate(rows):
+        start = time.perf_counter()
+        parts.append(([int(i)], index.search(vectors[i : i + 1], depth, filters[i : i + 1])))
+        latency[slot] = time.perf_counter() - start
+    if rest.size:
+        parts.append((rest.tolist(), index.search(vectors[rest], depth, [filters[i] for i in rest])))
+    width = max(found.shape[1] for _, (found, _) in parts)
+    indices, scores = np.full((len(vectors), width), -1, np.int64), np.full((len(vectors), width), -np.inf)
+    for at, (found, values) in parts:
+        indices[at, : found.shape[1]], scores[at, : found.shape[1]] = found, values
+    return indices, scores, latency, time.perf_counter() - started
+
+
+def _sample_rows(n: int, size: int) -> np.ndarray:
+    """Up to ``size`` evenly spaced rows of ``n``, in a fixed shuffled order (an early stop still spreads)."""
+    rows = np.unique(np.linspace(0, n - 1, min(size, n)).astype(np.int64))
+    return rows[np.random.default_rng(0).permutation(rows.size)]
+
+
 def sampled_latency(
     index: VectorIndex,
     vectors: np.ndarray,
@@ -151,8 +186,7 @@ def sampled_latency(
     The queries are visited in a fixed shuffled order and the sample ends early (after at least
     ``LATENCY_MIN`` queries) once it has taken ``budget_s``, so a busy machine does not pay for it twice.
     """
-    rows = np.unique(np.linspace(0, len(vectors) - 1, min(size, len(vectors))).astype(np.int64))
-    rows = rows[np.random.default_rng(0).permutation(rows.size)]
+    rows = _sample_rows(len(vectors), size)
     seconds: list[float] = []
     for i in rows:
         if len(seconds) >= LATENCY_MIN and sum(seconds) > budget_s:

@@ -6,7 +6,7 @@ import numpy as np
 from rag_bench.core.filters import MetadataTable, parse_filter
 from rag_bench.embed.fake import FakeEmbedder
 from rag_bench.index.dense import DenseIndex
-from rag_bench.retrieve.dense import LATENCY_MIN, LATENCY_SAMPLE, sampled_latency
+from rag_bench.retrieve.dense import LATENCY_MIN, LATENCY_SAMPLE, sampled_latency, search_all
 from tests.retrieve.conftest import QUESTIONS, write_dataset
 
 
@@ -114,3 +114,28 @@ def test_truncated_chunks_are_counted_only_when_a_chunk_could_exceed_the_limit(t
     result = run_with(f"dataset.path={data}", "retrieval=dense", "cache_dir=" + str(tmp_path / "c2"))
     words = [len(c.indexed_text.replace(".", " ").split()) for c in result.chunks]
     assert counted == [len(result.chunks)] and result.stats.truncated == sum(n > 5 for n in words) > 0
+
+
+def test_a_database_index_searches_each_question_once_and_its_sample_is_the_runs_own_searches():
+    from rag_bench.index.base import IndexReport
+
+    class Database(DenseIndex):  # one logged statement per query, as pgvector and Chroma run them
+        def __init__(self, vectors):
+            super().__init__(vectors)
+            self.log: list[int] = []
+
+        def search(self, queries, depth, filters=None):
+            self.log.extend(int(np.flatnonzero(q)[0]) for q in queries)
+            return super().search(queries, depth, filters)
+
+        def report(self):
+            return IndexReport(0.0, True, None, "db.log", tuple(map(str, self.log)), {})
+
+    docs = np.eye(100, dtype=np.float32)
+    queries = np.eye(100, dtype=np.float32)[::-1]  # question i asks for chunk 99 - i
+    index = Database(docs)
+    indices, scores, latency, seconds = search_all(index, queries, 3, [None] * 100)
+    assert sorted(index.log) == list(range(100))  # every question searched once, the sample included
+    assert latency.shape == (LATENCY_SAMPLE,) and seconds >= latency.sum()
+    assert indices[:, 0].tolist() == list(range(99, -1, -1)) and (scores[:, 0] == 1.0).all()
+    assert np.array_equal(indices, DenseIndex(docs).search(queries, 3)[0])
