@@ -22,8 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from common import Check, report
+from plain_pipeline import embed
 from synthetic_runs import write_dataset
+
+from rag_bench.testing import FakeEmbedder
 
 HERE = Path(__file__).resolve().parent
 SIZES = "10000x1000,10000x10000,50000x1000,50000x10000,200000x1000,200000x10000"
@@ -56,6 +60,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     args, _ = parser.parse_known_args()
     checks, details = [], []
+    sample = ["The ingest certificate expired at noon.", "INC-2023-Q4-011, v1.2.3 & ERR_4021?", ""]
+    same = np.array_equal(embed(sample), FakeEmbedder(64).embed(sample))
+    checks.append(Check("32.1 whole run", "plain script's vectors = embedder=fake's (1 = yes)", float(same), ">=", 1))
     for size in args.sizes.split(","):
         n_chunks, n_questions = (int(x) for x in size.split("x"))
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:

@@ -3,17 +3,21 @@
 Usage: python plain_pipeline.py DATASET_FOLDER OUT_FOLDER hybrid|bm25
 
 Reads documents.jsonl and questions.jsonl, splits every document with a recursive character splitter
-(paragraphs, lines, sentences, words; 800 characters, no overlap; offsets kept), embeds chunks and questions
-with the same hashing vectors rag-bench's ``embedder=fake`` makes (``rag_bench.testing.FakeEmbedder``, 64
-dimensions), indexes the chunks in bm25s (default backend, no stop words) and in faiss ``IndexFlatIP``,
-takes the top 20 of each, fuses them by reciprocal rank fusion in numpy (k = 60), marks a chunk relevant
-when it overlaps the question's evidence by at least half the shorter of the two (rag-bench's tau = 0.5),
-scores recall, nDCG and MRR at 1, 3, 5, 10, 20 with pytrec_eval, and writes run.trec and metrics.json.
+(paragraphs, lines, sentences, words; 800 characters, no overlap; offsets kept), embeds chunks and
+questions with the same hashing vectors rag-bench's ``embedder=fake`` makes (signed feature hashing of
+words into 64 dimensions, written out here so the script imports nothing of rag-bench;
+``bench_whole_run.py`` checks the vectors equal ``rag_bench.testing.FakeEmbedder``'s), indexes the
+chunks in bm25s (default backend, no stop words) and in faiss ``IndexFlatIP``, takes the top 20 of
+each, fuses them by reciprocal rank fusion in numpy (k = 60), marks a chunk relevant when it overlaps
+the question's evidence by at least half the shorter of the two (rag-bench's tau = 0.5), scores recall,
+nDCG and MRR at 1, 3, 5, 10, 20 with pytrec_eval, and writes run.trec and metrics.json.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -22,9 +26,21 @@ import faiss
 import numpy as np
 import pytrec_eval
 
-from rag_bench.testing import FakeEmbedder
+SIZE, DEPTH, K_RRF, KS, DIM = 800, 20, 60, (1, 3, 5, 10, 20), 64
+WORD = re.compile(r"\w+|[^\w\s]")
 
-SIZE, DEPTH, K_RRF, KS = 800, 20, 60, (1, 3, 5, 10, 20)
+
+def embed(texts: list[str]) -> np.ndarray:
+    """(n, DIM) unit float32 rows: each lower-cased word adds +-1 to the bucket its blake2b hash picks."""
+    out = np.zeros((len(texts), DIM), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in WORD.findall(text.lower()):
+            h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+            out[row, h % DIM] += 1.0 if (h >> 32) & 1 else -1.0
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    return out / np.where(norms == 0, 1, norms)
+
+
 SEPARATORS = ["\n\n", "\n", ". ", " "]
 
 
@@ -81,10 +97,9 @@ def main(dataset: Path, out: Path, mode: str) -> None:
     )
     lists = [(np.where(scores > 0, found, -1), scores)]
     if mode == "hybrid":
-        embedder = FakeEmbedder(64)
-        index = faiss.IndexFlatIP(64)
-        index.add(embedder.embed(passages, "document"))
-        dense_scores, dense_ids = index.search(embedder.embed(queries, "query"), DEPTH)
+        index = faiss.IndexFlatIP(DIM)
+        index.add(embed(passages))
+        dense_scores, dense_ids = index.search(embed(queries), DEPTH)
         lists.append((dense_ids.astype(np.int64), dense_scores))
         ranked, fused = rrf(lists, len(queries))
     else:
