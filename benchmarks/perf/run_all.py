@@ -1,7 +1,8 @@
 """Run every performance benchmark, each in a fresh process, and print every ratio with PASS/FAIL.
 
 Usage: python benchmarks/perf/run_all.py [--only bm25,dense,...]
-Exit status 1 when any goal fails; goals with no benchmark yet are listed as not measured.
+Exit status 1 when any goal fails; goals with no benchmark yet are listed as not measured. Each check in
+the closing summary carries the machine's load average when its benchmark ended (1-minute, os.getloadavg).
 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from the benchmarks' environment (this
 command only), so numpy's OpenBLAS picks its own kernel for this CPU; the kernel each side
 runs is printed (threadpoolctl).
@@ -42,9 +43,20 @@ SCRIPTS = {
     "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
     # issue 30: API embedding keeps the pipe full (fake servers in child processes)
     "api-embed": "bench_api_embed.py",
+    # issue 32: speed where the user waits, round two (goal 4's embedders are measured by api-embed above)
+    "whole-run": "bench_whole_run.py",  # goal 1: whole runs against a plain script
+    "dense-batched": "bench_dense_batched.py",  # goal 2: the retriever's batched search against faiss
+    "embed-overhead": "bench_embed_overhead.py",  # goal 3: the embedding stage's bookkeeping
+    "after-retrieval": "bench_after_retrieval.py",  # goal 5: scoring and outputs at 10k questions
+    "default-cold": "bench_default_cold.py",  # goal 6: the default cold run against its embedding
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
-NOT_MEASURED: list[str] = []  # goals with no benchmark yet
+if os.environ.get("BENCH_REFERENCE"):  # a checkout of the code before (its C extension built): goal 32.5's reference
+    ARGS["after-retrieval"] = ["--reference", os.environ["BENCH_REFERENCE"]]
+NOT_MEASURED = [  # goals with no benchmark yet
+    "[32.4 api pipe] API rerankers at 90% of min(concurrency x batch / latency, rate limit): not measured "
+    "(the embedders are: api-embed)",
+]
 
 
 def missing(name: str) -> str | None:
@@ -60,9 +72,10 @@ def run(name: str, env: dict[str, str]) -> list[Check]:
         out = Path(tmp) / "checks.json"
         command = [sys.executable, str(HERE / SCRIPTS[name]), "--json", str(out), *ARGS.get(name, [])]
         done = subprocess.run(command, env=env)
+        load = f"(load average {os.getloadavg()[0]:.2f} as it ended)"  # every ratio is read with the load beside it
         if done.returncode != 0 or not out.exists():
-            return [Check(name, "benchmark ran (exit status)", float(done.returncode), "<=", 0.0)]
-        return [Check(**c) for c in json.loads(out.read_text())]
+            return [Check(name, "benchmark ran (exit status)", float(done.returncode), "<=", 0.0, load)]
+        return [Check(**{**c, "note": f"{c.get('note', '')} {load}".strip()}) for c in json.loads(out.read_text())]
 
 
 def main() -> int:

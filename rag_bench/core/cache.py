@@ -15,7 +15,9 @@ import hashlib
 import logging
 import os
 import pickle
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
@@ -24,6 +26,14 @@ from rag_bench.core.files import TEMP_PREFIX, write_atomic
 log = logging.getLogger(__name__)
 MAGIC = b"RBC1"
 T = TypeVar("T")
+RACY_NS = 2_000_000_000  # a sub-folder changed this recently may change again within its mtime's tick
+
+
+@dataclass
+class Listing:
+    """What ``DiskCache.keys`` saw of a namespace: each sub-folder's mtime (ns) when listed; None: list it again."""
+
+    mtimes: dict[str, int | None] = field(default_factory=dict)
 
 
 def default_cache_dir() -> Path:
@@ -147,21 +157,46 @@ class DiskCache:
             return None
         return self._verify(path, blob)
 
-    def put(self, namespace: str, key: str, payload: bytes) -> None:
-        """Store ``payload`` under ``key`` atomically (write a temporary file, then rename)."""
-        blob = MAGIC + hashlib.sha256(payload).digest() + payload
-        write_atomic(self.path(namespace, key), lambda handle: handle.write(blob), follow_links=False)
+    def put(self, namespace: str, key: str, payload: bytes, durable: bool = True) -> None:
+        """Store ``payload`` under ``key`` atomically (write a temporary file, then rename).
 
-    def keys(self, namespace: str) -> list[str]:
-        """The keys stored in a namespace (entries being written are not listed)."""
+        ``durable=False`` skips the fsync (``files.write_atomic``): an entry a power cut tears fails its checksum.
+        """
+        blob = MAGIC + hashlib.sha256(payload).digest() + payload
+        write_atomic(self.path(namespace, key), lambda handle: handle.write(blob), follow_links=False, durable=durable)
+
+    def keys(self, namespace: str, since: Listing | None = None) -> list[str]:
+        """The keys stored in a namespace (entries being written are not listed).
+
+        With ``since``, only the keys of sub-folders whose mtime moved since that listing (which is
+        updated): a sub-folder's mtime changes when an entry is renamed into it or removed, so a
+        caller that lists again and again pays a ``stat`` per sub-folder, not a read of every entry.
+        A sub-folder changed within ``RACY_NS`` of the listing is listed again next time (a change
+        in the same timestamp tick would not move its mtime).
+        """
         folder = self.root / namespace
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(TEMP_PREFIX))
+        if since is None:
+            return sorted(p.name for p in folder.glob("??/*") if not p.name.startswith(TEMP_PREFIX))
+        now, found = time.time_ns(), []
+        with os.scandir(folder) as subs:
+            for sub in subs:
+                if len(sub.name) != 2 or not sub.is_dir(follow_symlinks=False):
+                    continue
+                mtime = sub.stat(follow_symlinks=False).st_mtime_ns
+                if since.mtimes.get(sub.name) == mtime:
+                    continue
+                found.extend(name for name in os.listdir(sub.path) if not name.startswith(TEMP_PREFIX))
+                since.mtimes[sub.name] = mtime if now - mtime > RACY_NS else None
+        return sorted(found)
 
-    def entries(self, namespace: str, skip: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, bytes]]:
-        """Every valid ``(key, payload)`` of a namespace but those in ``skip``; corrupt entries are dropped."""
-        for key in self.keys(namespace):
+    def entries(
+        self, namespace: str, skip: set[str] | frozenset[str] = frozenset(), since: Listing | None = None
+    ) -> Iterator[tuple[str, bytes]]:
+        """Every valid ``(key, payload)`` of a namespace but those in ``skip`` (with ``since``: of the sub-folders
+        changed since that listing, as ``keys``); corrupt entries are dropped."""
+        for key in self.keys(namespace, since):
             if key in skip:
                 continue
             payload = self.get(namespace, key)  # None: removed by a concurrent process, or corrupt

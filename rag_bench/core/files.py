@@ -27,10 +27,16 @@ from typing import BinaryIO
 TEMP_PREFIX = ".tmp-"  # temporary files start with this (cache listings skip them)
 
 
-def write_atomic(path: str | Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> Path:
-    """Create or replace ``path`` whole or not at all: ``write`` fills a temporary file, then it is renamed."""
+def write_atomic(
+    path: str | Path, write: Callable[[BinaryIO], object], follow_links: bool = True, durable: bool = True
+) -> Path:
+    """Create or replace ``path`` whole or not at all: ``write`` fills a temporary file, then it is renamed.
+
+    ``durable=False`` skips the fsync: still whole or not at all for readers and after a killed process,
+    but a power cut may lose the file or leave it torn (for checksummed cache entries, which are recomputed).
+    """
     path = Path(path)
-    return write_via(path, lambda tmp: _fill(tmp, write), follow_links)
+    return write_via(path, lambda tmp: _fill(tmp, write), follow_links, durable=durable)
 
 
 def write_text(path: str | Path, text: str) -> Path:
@@ -56,7 +62,11 @@ def write_private(path: str | Path, data: bytes) -> Path:
 
 
 def write_via(
-    path: str | Path, fill: Callable[[Path], object], follow_links: bool = True, mode: int | None = None
+    path: str | Path,
+    fill: Callable[[Path], object],
+    follow_links: bool = True,
+    mode: int | None = None,
+    durable: bool = True,
 ) -> Path:
     """Atomically create ``path`` from ``fill(tmp)``, which writes a temporary path (for writers that want a
     file name: ``savefig``, ``to_parquet``); the temporary name ends in ``path``'s suffix. ``mode``: the
@@ -64,11 +74,12 @@ def write_via(
     path = Path(path)
     try:
         target = through_links(path) if follow_links else path
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.is_dir():  # a stat: cheaper than mkdir's EEXIST on some filesystems
+            target.parent.mkdir(parents=True, exist_ok=True)
         tmp = _temp_path(target)
         try:
             fill(tmp)
-            _sync(tmp, _mode(target) if mode is None else mode)
+            _sync(tmp, _mode(target) if mode is None else mode, durable)
             os.replace(tmp, target)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -188,12 +199,15 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _sync(tmp: Path, mode: int | None) -> None:
-    """Give ``tmp`` the replaced file's mode and push its bytes to the disk."""
+def _sync(tmp: Path, mode: int | None, durable: bool = True) -> None:
+    """Give ``tmp`` the replaced file's mode and (``durable``) push its bytes to the disk."""
+    if mode is None and not durable:
+        return
     fd = os.open(tmp, os.O_RDONLY)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
-        os.fsync(fd)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)

@@ -62,6 +62,20 @@ def trec_scores(scores: Sequence[float] | np.ndarray) -> list[float]:
     return _values(written).tolist()
 
 
+def trec_score_rows(scores: np.ndarray) -> np.ndarray:
+    """``trec_scores`` of every row of (n, width) ``scores`` at once, as float64: the first m entries of row i
+    equal ``trec_scores(scores[i, :m])`` for every m (each entry depends only on the ones before it)."""
+    values = np.asarray(scores, dtype=np.float64)
+    if values.size == 0:
+        return values.copy()
+    finite = np.isfinite(values)
+    keys = _keys(np.where(finite, values, 0.0))  # (n, width) int64
+    at = np.arange(values.shape[1])
+    reach = np.where(finite | (at == 0), keys + at, np.iinfo(np.int64).max)
+    written = np.maximum(np.minimum.accumulate(reach, axis=1) - at, -_MAX_KEY)
+    return _values(written)
+
+
 def _keys(values: np.ndarray) -> np.ndarray:
     """(n,) int64 position of each value's nearest float32 in float32 order (finite values only)."""
     bits = np.clip(values, -_LARGEST, _LARGEST).astype(np.float32).view(np.int32).astype(np.int64)

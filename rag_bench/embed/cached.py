@@ -27,6 +27,7 @@ from rag_bench.embed.base import Embedder
 from rag_bench.embed.store import VectorStore, text_key
 
 COMMIT_EVERY = 64  # texts per cache entry
+CLAIM_EVERY = 8 * COMMIT_EVERY  # texts claimed at once by a local embedder (one look at the cache per claim)
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
@@ -87,7 +88,8 @@ def _embed_mapped(
 
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
-    """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit.
+    """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit
+    (claimed ``CLAIM_EVERY`` at a time, so the claiming and the look at the cache are paid once per claim).
 
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).
@@ -98,20 +100,22 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
     sent, wait = 0, POLL_S[0]
     with progress(len(todo), label, "text") as bar:
         while pending:
-            mine = store.claims.take(pending, COMMIT_EVERY)
+            mine = store.claims.take(pending, CLAIM_EVERY)
             if mine:
                 try:
                     known = store.refresh()  # committed by a holder that released these keys just now
                     batch = [k for k in mine if k not in known]
-                    if batch:
-                        store.commit(batch, embedder.embed([pending[k] for k in batch], input_type))
+                    for start in range(0, len(batch), COMMIT_EVERY):
+                        part = batch[start : start + COMMIT_EVERY]
+                        store.commit(part, embedder.embed([pending[k] for k in part], input_type))
+                        sent += len(part)
+                        store.tally.embedded += len(part)
+                        bar.update(len(part))
                 finally:
                     store.claims.release(mine)
                 for key in mine:
                     del pending[key]
-                sent += len(batch)
-                store.tally.embedded += len(batch)
-                bar.update(len(mine))
+                bar.update(len(mine) - len(batch))
                 wait = POLL_S[0]
                 continue
             bar.set_postfix_str("waiting for texts another process is embedding")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag_bench.core.cache import DiskCache, atomic_write, digest
+from rag_bench.core.cache import DiskCache, Listing, atomic_write, digest
 from rag_bench.core.workspace import Tally, Workspace
 from rag_bench.embed.base import vector_cache_name
 from rag_bench.embed.claims import Claims
@@ -70,6 +70,7 @@ class VectorStore:
         self._where: dict[bytes, tuple[str, int]] = {}  # text key -> (batch entry, row)
         self._indexed: set[str] = set()  # batch entries in _where
         self._scanned = False  # whether every batch entry has been indexed once
+        self._listed = {"known": Listing(), "index": Listing()}  # what each view's last look at the folder saw
         self.claims = Claims(cache.root, self.namespace)
 
     def known(self, refresh: bool = False) -> dict[bytes, np.ndarray]:
@@ -81,10 +82,10 @@ class VectorStore:
         one store had not seen another's work.
         """
         if self._known is None:
-            self._known, self._held = {}, set()
+            self._known, self._held, self._listed["known"] = {}, set(), Listing()
             refresh = True
         if refresh:
-            for entry, payload in self.cache.entries(self.namespace, skip=self._held):
+            for entry, payload in self.cache.entries(self.namespace, skip=self._held, since=self._listed["known"]):
                 keys, vectors = unpack(payload)
                 self._note(entry, keys)
                 self._known.update(zip(keys, vectors, strict=True))
@@ -98,18 +99,24 @@ class VectorStore:
         Batches are read one at a time and only their keys kept; ``refresh`` as in ``known``.
         """
         if refresh or not self._scanned:
-            for entry, payload in self.cache.entries(self.namespace, skip=self._indexed):
+            listed = self._listed["index"]
+            for entry, payload in self.cache.entries(self.namespace, skip=self._indexed, since=listed):
                 self._note(entry, unpack(payload)[0])
             self._scanned = True
         return self._where
 
     def refresh(self) -> Container[bytes]:
-        """The keys cached now, batches written since by other stores included (the vectors too, once loaded)."""
+        """The keys cached now, batches written since by other stores included (the vectors too, once loaded).
+
+        Only the cache's sub-folders whose mtime moved are read again (``DiskCache.keys``), so a refresh
+        before every batch costs a ``stat`` per sub-folder, not a listing of every batch so far.
+        """
         return self.known(refresh=True) if self._known is not None else self.index(refresh=True)
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
         entry = hashlib.sha256(b"".join(keys)).hexdigest()
-        self.cache.put(self.namespace, entry, pack(keys, vectors))
+        # no fsync per batch: a batch a power cut tears fails its checksum and is embedded again
+        self.cache.put(self.namespace, entry, pack(keys, vectors), durable=False)
         self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
         self._note(entry, keys)
         if self._known is not None:
@@ -123,7 +130,7 @@ class VectorStore:
 
     def _reindex(self) -> None:
         """Forget the index, so that it is read again (a batch entry it names is gone from the cache)."""
-        self._where, self._indexed, self._scanned = {}, set(), False
+        self._where, self._indexed, self._scanned, self._listed["index"] = {}, set(), False, Listing()
 
     def _matrix_path(self, keys: list[bytes]) -> Path:
         return self.cache.path(self.namespace.replace("vectors/", "vectors-matrix/", 1), digest(b"".join(keys)))

@@ -14,7 +14,7 @@ from omegaconf import OmegaConf
 
 from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
-from rag_bench.core.ties import trec_scores
+from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.manifest import KEY as FILES
@@ -149,9 +149,10 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     """
     lines = []
     ids: dict[int, str] = {}  # chunk index -> id, each made once
+    written = trec_score_rows(result.scores)  # (n_questions, width): each row's prefixes as trec_scores writes them
     for q, question in enumerate(result.dataset.questions):
         row = result.ranked[q][result.ranked[q] >= 0].tolist()
-        for rank, (c, score) in enumerate(zip(row, trec_scores(result.scores[q][: len(row)]), strict=True), start=1):
+        for rank, (c, score) in enumerate(zip(row, written[q][: len(row)].tolist(), strict=True), start=1):
             chunk_id = ids.get(c) or ids.setdefault(c, result.chunks[c].id)
             lines.append(f"{question.id} Q0 {chunk_id} {rank} {score!r} {tag}\n")
     return write_text(path, "".join(lines))

@@ -108,10 +108,11 @@ def span_views(
     # Only chunks that touch evidence can cover evidence characters, so coverage needs just those;
     # chunk lengths enter as running sums. (Same values as summing over the whole top k.)
     head = list(ranked[: max(ks)])
-    running = list(accumulate(len(chunks[c]) for c in head))
+    running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
     near_ranks = [(rank, c) for rank, c in enumerate(head, start=1) if c in touching]
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
     touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
+    discount = _discounts(max(max(ks), len(gains), n_spans))
     views = []
     for k in sorted(ks):
         near = [c for rank, c in near_ranks if rank <= k]
@@ -122,8 +123,8 @@ def span_views(
                 n_spans=n_spans,
                 hit_spans=frozenset().union(*(touching[c] for c in near)),
                 first_hit=first_hit,
-                dcg=sum(1 / math.log2(r + 1) for r, g in enumerate(gains[:k], start=1) if g),
-                idcg=sum(1 / math.log2(r + 1) for r in range(1, min(k, n_spans) + 1)),
+                dcg=sum(discount[r] for r, g in enumerate(gains[:k]) if g),
+                idcg=sum(discount[: min(k, n_spans)]),
                 evidence_chars=evidence_chars,
                 covered=covered,
                 lengths=running[min(k, len(head)) - 1] if head else 0,
@@ -133,3 +134,13 @@ def span_views(
             )
         )
     return views
+
+
+_DISCOUNTS: list[float] = []  # 1 / log2(r + 1) for r = 1, 2, ...: each computed once, summed as before
+
+
+def _discounts(n: int) -> list[float]:
+    """The first ``n`` rank discounts, ``[1 / log2(2), 1 / log2(3), ...]``."""
+    while len(_DISCOUNTS) < n:
+        _DISCOUNTS.append(1 / math.log2(len(_DISCOUNTS) + 2))
+    return _DISCOUNTS

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.core.cache import DiskCache
-from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
+from rag_bench.embed.cached import CLAIM_EVERY, embed_cached
 from rag_bench.embed.claims import Claims, Holder
 from rag_bench.embed.store import VectorStore, stored_keys, text_key
 from rag_bench.testing import FakeEmbedder
@@ -82,16 +82,17 @@ def test_writer_processes_on_one_namespace_embed_each_text_once(tmp_path):
 def test_claims_of_a_killed_holder_are_waited_for_then_taken_over(tmp_path):
     store = VectorStore(DiskCache(tmp_path / "cache"), "fake/hash-16", 16, "document")
     (holder,) = start_writers(tmp_path, n=1, delay=3600)  # blocks in its first batch, holding its claims
+    held = min(CLAIM_EVERY, len(set(share(0))))  # one claim: its whole share of 400 texts (a claim holds 512)
     result: dict = {}
     waiter = threading.Thread(
         target=lambda: result.update(out=embed_cached(FakeEmbedder(16), store, TEXTS, "document"))
     )
     try:
         (tmp_path / "go").touch()
-        assert until(lambda: len(list(store.claims.folder.glob("*"))) == COMMIT_EVERY)  # one batch claimed
+        assert until(lambda: len(list(store.claims.folder.glob("*"))) == held)  # one claim taken
         waiter.start()
-        # the waiter embeds every free text, then waits for the 64 the holder claimed
-        assert until(lambda: len(stored_keys(store.cache, store.namespace)) == len(TEXTS) - COMMIT_EVERY)
+        # the waiter embeds every free text, then waits for the ones the holder claimed
+        assert until(lambda: len(stored_keys(store.cache, store.namespace)) == len(TEXTS) - held)
         time.sleep(1.0)
         assert waiter.is_alive() and holder.poll() is None
     finally:
@@ -101,7 +102,7 @@ def test_claims_of_a_killed_holder_are_waited_for_then_taken_over(tmp_path):
     waiter.join(timeout=30)
     assert not waiter.is_alive() and time.monotonic() - killed < 5
     vectors, stats = result["out"]
-    assert (stats.embedded, stats.cache_hits, store.claims.broken) == (len(TEXTS), 0, COMMIT_EVERY)
+    assert (stats.embedded, stats.cache_hits, store.claims.broken) == (len(TEXTS), 0, held)
     np.testing.assert_array_equal(vectors, FakeEmbedder(16).embed(TEXTS))
     assert not list(store.claims.folder.glob("*"))
 

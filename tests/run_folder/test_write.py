@@ -54,3 +54,18 @@ def test_run_trec_read_in_trec_order_is_the_runs_own_order(tmp_path):
     pairs = [(a, b) for row in written for a, b in zip(row, row[1:], strict=False)]
     ties = sum(0 < a - b <= 4 * ulp for (a, b), ulp in zip(pairs, step, strict=True))
     assert ties > 0
+
+
+def test_trec_score_rows_equal_trec_scores_row_by_row_and_prefix_by_prefix():
+    from rag_bench.core.ties import trec_score_rows
+
+    rng = np.random.default_rng(8)
+    scores = np.sort(rng.integers(0, 4, (50, 12)).astype(float) / 4, axis=1)[:, ::-1].copy()  # many ties
+    scores[::7, 5:] = -np.inf  # below a reranker's depth
+    scores[3, 0] = np.nan
+    scores[4] = [1e40, 1e40, 3.0, 2.0, 2.0, 2.0, 1.0, 0.0, -0.0, -1.0, -1e40, -np.inf]
+    rows = trec_score_rows(scores)
+    for i, row in enumerate(scores):
+        for m in (1, 5, 12):
+            assert rows[i, :m].tolist() == trec_scores(row[:m])
+    assert rows[4, :3].tolist()[2] == 3.0 and trec_score_rows(np.zeros((0, 3))).shape == (0, 3)

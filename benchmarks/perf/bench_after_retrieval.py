@@ -1,0 +1,106 @@
+"""Issue 32 goal 5: the stages after retrieval at 1k and 10k questions (scoring, failure classes, every output).
+
+A synthetic dataset of 10,000 chunks (``synthetic_runs.py``) with 1,000 and with 10,000 questions is run in
+this process (``rag-bench embedder=fake retrieval=bm25``, cold cache): the ``score`` stage's seconds come from
+the run's own stats (metrics, bootstrap intervals, per-category means), then ``write_outputs`` (explanation
+and failure classes, report.html, per_question.csv/.parquet, run.trec, metrics.json) is timed. Goals, with
+the issue's figure of 22 s for 10k questions on 10k chunks at filing time as the reference (not measured
+in this run, so that ratio reads with the load average beside it): score + outputs at 10k questions <= 11 s;
+growth exponent from 1k to 10k questions <= 1.05; report.html under 15 MB at 10k questions.
+
+With ``--reference CHECKOUT`` (a checkout of the code before, e.g. ``git worktree add /tmp/base main``, its
+C extension built) the same 10k-question measurement runs on that code in a child process, and the first
+goal is measured against it in this run instead of the issue's figure.
+
+Usage: python benchmarks/perf/bench_after_retrieval.py [--questions 1000,10000] [--reference CHECKOUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import Check, report
+from synthetic_runs import write_dataset
+
+from rag_bench.entry.evaluate import compose_config
+from rag_bench.pipeline.run import run
+from rag_bench.report.run.outputs import write_outputs
+
+ISSUE_SECONDS = 22.0  # scoring + outputs, 10k questions on 10k chunks, measured when issue 32 was filed
+
+
+def measure(work: Path, n_questions: int) -> tuple[float, float, int]:
+    """(score seconds, output seconds, report.html bytes) of one cold run."""
+    dataset = write_dataset(work / f"data-{n_questions}", 10_000, n_questions)
+    overrides = [f"dataset.path={dataset}", "embedder=fake", "retrieval=bm25", f"cache_dir={work / 'cache'}"]
+    result = run(compose_config([*overrides, "quiet=true"]))
+    out = work / f"run-{n_questions}"
+    start = time.perf_counter()
+    write_outputs(result, out)
+    outputs = time.perf_counter() - start
+    return result.stats.seconds["score"], outputs, (out / "report.html").stat().st_size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--questions", default="1000,10000")
+    parser.add_argument("--reference", default=None)
+    parser.add_argument("--child", action="store_true")  # print one measurement as JSON (the reference side)
+    args = parser.parse_known_args()[0]
+    sizes = [int(x) for x in args.questions.split(",")]
+    if args.child:
+        with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+            print(json.dumps(measure(Path(tmp), sizes[-1])))
+        return
+    rows, details = {}, []
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        for n in sizes:
+            score, outputs, html = measure(Path(tmp), n)
+            rows[n] = (score, outputs, html)
+            details.append(
+                f"{n:>6} questions on 10k chunks: score {score:.2f} s + outputs {outputs:.2f} s = "
+                f"{score + outputs:.2f} s; report.html {html / 1e6:.1f} MB; load average {os.getloadavg()[0]:.2f}"
+            )
+    small, large = min(sizes), max(sizes)
+    total = {n: rows[n][0] + rows[n][1] for n in sizes}
+    if args.reference:
+        env = {**os.environ, "PYTHONPATH": args.reference}
+        command = [sys.executable, __file__, "--child", "--questions", str(large)]
+        done = subprocess.run(command, env=env, cwd=args.reference, check=True, capture_output=True, text=True)
+        score, outputs, html = json.loads(done.stdout.strip().splitlines()[-1])
+        reference, note = score + outputs, f"(the code in {args.reference}, this run)"
+        details.append(
+            f"reference code, {large} questions: score {score:.2f} s + outputs {outputs:.2f} s = {reference:.2f} s; "
+            f"report.html {html / 1e6:.1f} MB; load average {os.getloadavg()[0]:.2f}"
+        )
+    else:
+        reference, note = ISSUE_SECONDS, "(reference: the issue's 22 s, not this run)"
+    checks = [
+        Check(
+            "32.5 after retrieval",
+            f"score + outputs at {large} questions / before",
+            total[large] / reference,
+            "<=",
+            0.5,
+            note,
+        ),
+        Check("32.5 after retrieval", f"report.html MB at {large} questions", rows[large][2] / 1e6, "<", 15.0),
+    ]
+    if small < large:
+        growth = math.log(total[large] / total[small]) / math.log(large / small)
+        checks.insert(
+            1, Check("32.5 after retrieval", f"growth exponent {small} -> {large} questions", growth, "<=", 1.05)
+        )
+    report("Issue 32 goal 5: scoring and outputs after retrieval", checks, details)
+
+
+if __name__ == "__main__":
+    main()

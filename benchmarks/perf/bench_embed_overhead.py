@@ -1,0 +1,93 @@
+"""Issue 32 goal 3: the embedding stage's own bookkeeping against the embedder's compute, and its growth.
+
+Distinct synthetic chunk texts (about 120 words each, like 800-character chunks) are embedded into a
+fresh cache through the pipeline's own path (``embed_cached`` with ``memory_map=True``, as dense retrieval
+calls it: text keys, claims, a look at the cache per claim, batch commits, the corpus matrix written and
+mapped) by the hashing embedder (``embedder=fake``, the vectors of the whole-run comparisons). The embedder's
+own compute is timed inside its ``embed`` calls; the overhead is the stage's wall time minus that. Goals:
+overhead <= 10% of the embedder's time at the largest size, and overhead growth exponent
+log(overhead_large / overhead_small) / log(n_large / n_small) <= 1.05 (linear).
+
+Usage: python benchmarks/perf/bench_embed_overhead.py [--sizes 10000,50000,200000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import tempfile
+import time
+
+import numpy as np
+from common import Check, report
+
+from rag_bench.core.cache import DiskCache
+from rag_bench.embed.cached import embed_cached
+from rag_bench.embed.store import VectorStore
+from rag_bench.testing import FakeEmbedder
+
+DIM = 384
+
+
+class TimedEmbedder(FakeEmbedder):
+    """The hashing embedder, with the seconds spent inside ``embed`` added up."""
+
+    def __init__(self, dimension: int) -> None:
+        super().__init__(dimension)
+        self.seconds = 0.0
+
+    def embed(self, texts, input_type="document"):
+        start = time.perf_counter()
+        out = super().embed(texts, input_type)
+        self.seconds += time.perf_counter() - start
+        return out
+
+
+def texts(n: int, seed: int = 0) -> list[str]:
+    """``n`` distinct texts of about 120 words from a 20,000-word vocabulary."""
+    rng = np.random.default_rng(seed)
+    words = np.array([f"w{i}" for i in range(20_000)])
+    picks = rng.integers(0, len(words), (n, 120))
+    return [" ".join(words[row]) + f" t{i}" for i, row in enumerate(picks)]
+
+
+def measure(n: int) -> tuple[float, float]:
+    """(stage seconds, embedder seconds) embedding ``n`` new texts into a fresh cache."""
+    corpus = texts(n)
+    embedder = TimedEmbedder(DIM)
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
+        store = VectorStore(DiskCache(tmp), embedder.name, DIM, "document")
+        start = time.perf_counter()
+        vectors, stats = embed_cached(embedder, store, corpus, "document", "embedding", memory_map=True)
+        total = time.perf_counter() - start
+        assert stats.embedded == n and vectors.shape == (n, DIM)
+        del vectors
+    return total, embedder.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="10000,50000,200000")
+    sizes = [int(s) for s in parser.parse_known_args()[0].sizes.split(",")]
+    os.environ.setdefault("RAG_BENCH_QUIET", "1")
+    rows, details = {}, []
+    for n in sizes:
+        total, embedder = measure(n)
+        rows[n] = (total, embedder, total - embedder)
+        details.append(
+            f"{n:>7} texts: stage {total:7.2f} s, embedder {embedder:7.2f} s, overhead {total - embedder:6.2f} s "
+            f"({(total - embedder) / embedder:.1%}), load average {os.getloadavg()[0]:.2f}"
+        )
+    small, large = min(sizes), max(sizes)
+    growth = math.log(rows[large][2] / rows[small][2]) / math.log(large / small)
+    share = rows[large][2] / rows[large][1]
+    checks = [
+        Check("32.3 embed overhead", f"overhead / embedder time at {large} texts", share, "<=", 0.1),
+        Check("32.3 embed overhead", f"overhead growth exponent {small} -> {large}", growth, "<=", 1.05),
+    ]
+    report("Issue 32 goal 3: embedding-stage overhead (hashing embedder, fresh cache)", checks, details)
+
+
+if __name__ == "__main__":
+    main()
