@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,11 +50,30 @@ def printed_os_error(text: str) -> OSError | None:
     return None
 
 
-def run_hydra(argv: list[str], hint: str = "") -> None:
+def run_hydra(argv: list[str], hint: str = "", dry_run: bool = False) -> None:
     """Compose the config from ``configs/`` and the overrides, then run (or sweep) the pipeline.
 
     ``hint`` ends the error line when Hydra cannot compose the command line (a mistyped verb, say).
+    ``dry_run``: print each point's plan and the total instead (``planning.py``); a sweep a budget stopped
+    exits ``planning.BUDGET_STOP``.
     """
+    from rag_bench.entry.planning import Planning, budget_exit, dry_overrides, finish_dry
+
+    PROCESS.planning = Planning(dry=dry_run)
+    folder = None
+    if dry_run:
+        argv, folder = dry_overrides(argv)
+    try:
+        _run_hydra(argv, hint)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    if dry_run:
+        finish_dry(PROCESS.planning, folder)
+    budget_exit(PROCESS.planning)
+
+
+def _run_hydra(argv: list[str], hint: str) -> None:
     import hydra
 
     from rag_bench.config.compose_cache import cache_dir_override, installed
@@ -99,6 +119,7 @@ class Process:
     real_stderr: object = None
     workspaces: dict = field(default_factory=dict)
     hints: set = field(default_factory=set)  # dataset-convention hints already printed
+    planning: object = None  # entry/planning.py's Planning: a dry run's plans, a budget's spending
     held: io.StringIO | None = None
 
     def hold(self) -> None:
@@ -176,6 +197,11 @@ def run_job(cfg) -> float:
         config = validate(cfg)
         if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
             config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
+        if PROCESS.planning is not None and (PROCESS.planning.dry or config.budget.capped):
+            line = plan_or_stop(config, hydra_cfg, out_dir)
+            if line is not None:  # a dry run's plan, or a point the budget stops
+                print(line, flush=True)
+                return float("nan")
         prints = fingerprint(config)
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
@@ -185,7 +211,9 @@ def run_job(cfg) -> float:
         if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
             PROCESS.hints.add(advice)
             print(advice, file=sys.stderr)
-        payload = run_or_serve(config, out_dir, prints)
+        payload, spent = run_or_serve(config, out_dir, prints)
+        if PROCESS.planning is not None:
+            PROCESS.planning.spent_usd += spent
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
@@ -200,8 +228,34 @@ def run_job(cfg) -> float:
     return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
 
 
-def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
-    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
+def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
+    """A dry run's line for this point; else, under a budget, why the point is not run (``not_run.json``), or None."""
+    from hydra.types import RunMode
+
+    from rag_bench.entry.planning import check_launcher, decide, dry_point, point_label
+    from rag_bench.pipeline.plan import plan_point
+    from rag_bench.run_folder.not_run import write_not_run
+
+    planning = PROCESS.planning
+    planning.budget = planning.budget or config.budget
+    number = hydra_cfg.job.num if hydra_cfg.mode == RunMode.MULTIRUN else None
+    label = point_label(list(hydra_cfg.overrides.task), number)
+    workspace = PROCESS.workspace(config.cache_dir)
+    if planning.dry:
+        return dry_point(planning, label, config.budget, plan_point(config, workspace, planning.pending))
+    check_launcher(config.budget, str(hydra_cfg.launcher.get("_target_", "")))
+    plan = plan_point(config, workspace)
+    reason = decide(planning, label, config.budget, plan)
+    if reason is None:
+        return None
+    write_not_run(out_dir, reason, plan.usd, plan.seconds)
+    return f"point {label}: not run: {reason} -> {out_dir}"
+
+
+def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> tuple[dict, float]:
+    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it.
+
+    Returns the payload and the estimated API cost spent now (0 when served)."""
     from rag_bench.pipeline.run import run
     from rag_bench.report.run.outputs import write_outputs
     from rag_bench.run_folder import reuse
@@ -210,12 +264,13 @@ def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
     workspace = PROCESS.workspace(config.cache_dir)
     key = reuse.run_key(config, prints)
     payload = reuse.serve(workspace.cache, key, out_dir)
-    if payload is None:
-        result = run(config, workspace)
-        payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
-        if result.reusable:
-            reuse.keep(workspace.cache, key, written)
-    return payload
+    if payload is not None:
+        return payload, 0.0
+    result = run(config, workspace)
+    payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
+    if result.reusable:
+        reuse.keep(workspace.cache, key, written)
+    return payload, result.stats.cost_usd
 
 
 def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
