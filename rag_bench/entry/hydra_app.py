@@ -213,7 +213,7 @@ def run_job(cfg) -> float:
             print(advice, file=sys.stderr)
         payload, spent = run_or_serve(config, out_dir, prints)
         if PROCESS.planning is not None:
-            PROCESS.planning.spent_usd += spent
+            PROCESS.planning.spend(spent)
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
@@ -239,7 +239,7 @@ def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
     planning = PROCESS.planning
     planning.budget = planning.budget or config.budget
     number = hydra_cfg.job.num if hydra_cfg.mode == RunMode.MULTIRUN else None
-    label = point_label(list(hydra_cfg.overrides.task), number)
+    label = point_label(list(hydra_cfg.overrides.task), number, sys.argv[1:])
     workspace = PROCESS.workspace(config.cache_dir)
     if planning.dry:
         return dry_point(planning, label, config.budget, plan_point(config, workspace, planning.pending))
@@ -247,6 +247,7 @@ def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
     plan = plan_point(config, workspace)
     reason = decide(planning, label, config.budget, plan)
     if reason is None:
+        planning.planned_usd = plan.usd
         return None
     write_not_run(out_dir, reason, plan.usd, plan.seconds)
     return f"point {label}: not run: {reason} -> {out_dir}"

@@ -45,6 +45,13 @@ class Planning:
     started: float | None = None  # the first point's start (time.monotonic)
     stopped: list[tuple[str, str]] = field(default_factory=list)  # (point, reason) of each point not run
     planned_seconds: float = 0.0  # dry run: the planned points' seconds so far
+    planned_usd: float = 0.0  # the running point's planned cost: it counts when its run counted less
+
+    def spend(self, counted_usd: float) -> None:
+        """Add a finished point's cost: what its run counted, or its plan when that was more (a plan's tokens
+        are an over-estimate; billing may count fewer), so the sweep never stops later than its plan said."""
+        self.spent_usd += max(counted_usd, self.planned_usd)
+        self.planned_usd = 0.0
 
     def elapsed(self) -> float:
         if self.dry:
@@ -121,9 +128,10 @@ def totals(planning: Planning) -> list[str]:
     texts = sum(part.sent for p in plans for part in p.parts if part.what != "reranking")
     pairs = sum(part.sent for p in plans for part in p.parts if part.what == "reranking")
     usd, seconds = sum(p.usd for p in plans), sum(p.seconds for p in plans)
-    unknown = [] if all(p.timed for p in plans) else ["part of the time unknown: no run on this cache measured it"]
+    timed = all(p.timed for p in plans)
+    unknown = [] if timed else ["time: no run on this cache has measured some of this work yet (0 s counted)"]
     unknown += [] if all(p.priced for p in plans) else ["a model's price is unknown (configs/prices.yaml)"]
-    source = "throughput recorded in the cache by earlier runs on this machine"
+    source = "from throughput recorded in the cache by earlier runs on this machine" if timed else "partly unknown"
     lines = [
         f"plan total: {len(plans)} points; {texts} texts to embed after the cache, {pairs} rerank pairs, "
         f"{sum(p.tokens for p in plans)} API tokens, ${usd:.6f} estimated; ~{seconds:.1f} s ({source})",
@@ -164,12 +172,12 @@ def finish_dry(planning: Planning, folder: Path) -> None:
         print(line)
 
 
-def point_label(overrides: list[str], number: int | None) -> str:
-    """``3 (chunker.size=800 retrieval=bm25)``: the job's number and its own overrides."""
-    own = [o for o in overrides if not o.startswith(("sweep=", "hydra"))]
-    return f"{'' if number is None else number}{' ' if number is not None and own else ''}" + (
-        f"({' '.join(own)})" if own else ""
-    )
+def point_label(overrides: list[str], number: int | None, argv: list[str]) -> str:
+    """``3 (chunker.size=800 retrieval=bm25)``: the job's number and its own overrides: those of keys the command
+    line gives every point alike (no comma in the value) are left out."""
+    common = {a.split("=", 1)[0] for a in argv if "=" in a and "," not in a.split("=", 1)[1]}
+    own = " ".join(o for o in overrides if o.split("=", 1)[0] not in common and not o.startswith(("sweep=", "hydra")))
+    return " ".join(part for part in ("" if number is None else str(number), f"({own})" if own else "") if part)
 
 
 def budget_exit(planning: Planning) -> None:
