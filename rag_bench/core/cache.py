@@ -168,9 +168,7 @@ class DiskCache:
             if payload is not None:
                 yield key, payload
 
-    def get_or_compute(
-        self, namespace: str, key: str, compute: Callable[[], T], store: bool = True
-    ) -> tuple[T, bool]:
+    def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T], store: bool = True) -> tuple[T, bool]:
         """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss (computed
         alone when not ``store``: a plan looks, and writes nothing).
 

@@ -107,7 +107,9 @@ def record_throughput(ws: Workspace, cfg: Config, stats: Stats, parts: tuple, pa
     if reranker is not None:
         names["rerank"] = reranker.name
     work = {"embed": stats.embedded if embed_s > 0 else 0, "rerank": pairs, "other": 1}
-    throughput.record_run(ws.cache, names, work, {"embed": embed_s, "rerank": rerank_s, "other": seconds - embed_s - rerank_s})
+    throughput.record_run(
+        ws.cache, names, work, {"embed": embed_s, "rerank": rerank_s, "other": seconds - embed_s - rerank_s}
+    )
 
 
 def parse_stats(parse: ParseRun, dataset: Dataset) -> dict[str, object]:
@@ -218,7 +220,9 @@ def chunk_dataset(
         return [c for d in dataset.documents for c in chunker.split(d)]
 
     if dry:  # a plan of a sweep cuts each chunking once, and stores nothing
-        chunks, cached = ws.remember("planned chunks", key, lambda: ws.cache.get_or_compute("chunks", key, compute, False))
+        chunks, cached = ws.remember(
+            "planned chunks", key, lambda: ws.cache.get_or_compute("chunks", key, compute, False)
+        )
     else:
         chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
     return Corpus(key, chunks, {d.id: d.metadata for d in dataset.documents}), cached

@@ -81,7 +81,7 @@ class VariantRetriever:
         return Candidates(chunks, indices, scores, stats, parts)
 
     def asked(self, queries: Sequence[Query]) -> list[Query]:
-        """Every query ``retrieve`` asks the inner retriever: the questions (unless weighed 0), then each kind's rewrites."""
+        """Every query ``retrieve`` asks the inner retriever: the questions (unless weighed 0), then the rewrites."""
         own = list(queries) if self.original_weight > 0 else []
         return own + [q for kind in self.kinds for q in self._rewrites(queries, kind)[0]]
 

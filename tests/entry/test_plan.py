@@ -103,7 +103,9 @@ def test_a_sweep_plan_counts_texts_an_earlier_point_embeds_as_cached(server, tmp
     pending: dict = {}
     ws = Workspace.open(tmp_path / "cache")
     plans = [
-        plan_point(config_of([*overrides(folder, server), f"cache_dir={tmp_path / 'cache'}", f"retrieval={mode}"]), ws, pending)
+        plan_point(
+            config_of([*overrides(folder, server), f"cache_dir={tmp_path / 'cache'}", f"retrieval={mode}"]), ws, pending
+        )
         for mode in ("dense", "hybrid", "bm25")
     ]
     assert [p.usd for p in plans] == [pytest.approx(COLD_USD), 0.0, 0.0]  # hybrid finds dense's texts; bm25 embeds none
@@ -128,7 +130,9 @@ def test_a_budget_stops_a_four_point_sweep_after_point_2_as_its_plan_said(server
     lines = plan.stdout.splitlines()
     points = [line for line in lines if re.match(r"plan \d", line)]
     assert [("NOT RUN" in line) for line in points] == [False, False, True, True]
-    assert "the sweep stops before point 2 (embedder.model=voyage-4): budget.usd (0.0001): spent $0.000074" in plan.stdout
+    assert (
+        "the sweep stops before point 2 (embedder.model=voyage-4): budget.usd (0.0001): spent $0.000074" in plan.stdout
+    )
     assert "with this budget: 2 points run ($0.000074" in plan.stdout
     assert server.received("/v1/embeddings") == [] and not (tmp_path / "sweep").exists()
 
