@@ -41,6 +41,7 @@ SCRIPTS = {
     "analyzers": "bench_analyzers.py",  # issue 34: analysis throughput per language analyzer
     # issue 30: API embedding keeps the pipe full (fake servers in child processes)
     "api-embed": "bench_api_embed.py",
+    "dry-run": "bench_dry_run.py",  # issue 31 item 5: grid24's plan in under 3 s on a warm machine
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 NOT_MEASURED: list[str] = []  # goals with no benchmark yet
