@@ -253,7 +253,7 @@ def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
         planning.planned_usd = plan.usd
         return None
     write_not_run(out_dir, reason, plan.usd, plan.seconds)
-    return f"point {label}: not run: {reason} -> {out_dir}"
+    return f"point{' ' if label else ''}{label}: not run: {reason} -> {out_dir}"
 
 
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> tuple[dict, float]:

@@ -119,7 +119,7 @@ def dry_point(planning: Planning, label: str, budget: BudgetConfig, plan: PointP
     if stop is None:
         planning.spent_usd += plan.usd
         planning.planned_seconds += plan.seconds
-    return f"plan {label}: {part_text(plan)}" + (f" -> NOT RUN: {stop}" if stop else "")
+    return f"plan{' ' if label else ''}{label}: {part_text(plan)}" + (f" -> NOT RUN: {stop}" if stop else "")
 
 
 def totals(planning: Planning) -> list[str]:
@@ -133,7 +133,7 @@ def totals(planning: Planning) -> list[str]:
     unknown += [] if all(p.priced for p in plans) else ["a model's price is unknown (configs/prices.yaml)"]
     source = "from throughput recorded in the cache by earlier runs on this machine" if timed else "partly unknown"
     lines = [
-        f"plan total: {len(plans)} points; {texts} texts to embed after the cache, {pairs} rerank pairs, "
+        f"plan total: {len(plans)} point{'' if len(plans) == 1 else 's'}; {texts} texts to embed after the cache, {pairs} rerank pairs, "
         f"{sum(p.tokens for p in plans)} API tokens, ${usd:.6f} estimated; ~{seconds:.1f} s ({source})",
         *(f"  note: {n}" for n in unknown),
     ]
@@ -184,9 +184,10 @@ def budget_exit(planning: Planning) -> None:
     """Exit ``BUDGET_STOP`` with one line when a budget stopped points."""
     if planning.stopped and not planning.dry:
         names = ", ".join(label.split(" ", 1)[0] for label, _ in planning.stopped)
+        what = f"sweep stopped by its budget: points {names} not run" if names else "run not started: over budget"
         print(
-            f"rag-bench: sweep stopped by its budget: points {names} not run ({planning.stopped[0][1]}); "
-            "finished points are kept: raise the budget and run the same command to run the rest",
+            f"rag-bench: {what} ({planning.stopped[0][1]}); finished points are kept: raise the budget and run "
+            "the same command to run the rest",
             file=sys.stderr,
         )
         sys.exit(BUDGET_STOP)

@@ -149,3 +149,42 @@ def test_a_budget_stops_a_four_point_sweep_after_point_2_as_its_plan_said(server
         assert reason.startswith("budget.usd (0.0001)") or "the sweep stopped before point 2" in reason
     report = (tmp_path / "sweep" / "report.md").read_text()
     assert "2 points not run (budget)" in report and "budget.usd (0.0001)" in report
+
+
+def test_budget_settings_must_be_finite_numbers_not_below_zero(tmp_path):
+    from rag_bench.core.errors import ConfigError
+
+    folder = write_dataset(tmp_path / "kb", DOCUMENTS)
+    for setting, shown in (("budget.usd=-1", "budget.usd (-1.0)"), ("budget.seconds=-0.5", "budget.seconds (-0.5)")):
+        with pytest.raises(ConfigError, match=re.escape(f"{shown} must be a finite number >= 0")):
+            config_of([f"dataset.path={folder}", setting])
+    assert config_of([f"dataset.path={folder}", "budget.usd=0"]).budget.usd == 0.0  # 0: only free points run
+
+
+def test_a_point_runs_only_while_spent_plus_its_plan_stays_within_the_budget():
+    from rag_bench.config.schema import BudgetConfig
+    from rag_bench.entry.planning import Planning, decide, over_budget
+    from rag_bench.pipeline.plan import Part, PointPlan
+
+    plan = PointPlan([Part("embedding chunks", "m", 10, 0, 1000, 0.3, 2.0)], other_seconds=1.0)  # $0.3, 3 s
+    assert over_budget(BudgetConfig(usd=1.0), 0.7, 0.0, plan) is None  # 0.7 + 0.3 = 1.0: not over
+    assert "= $1.100000 would exceed it" in over_budget(BudgetConfig(usd=1.0), 0.8, 0.0, plan)
+    assert over_budget(BudgetConfig(seconds=10), 0.0, 7.0, plan) is None  # 7 + 3 = 10
+    assert "7.5 s so far + this point's estimate 3.0 s" in over_budget(BudgetConfig(seconds=10), 0.0, 7.5, plan)
+    planning = Planning(dry=True, spent_usd=0.8)
+    assert decide(planning, "2 (x=1)", BudgetConfig(usd=1.0), plan) is not None
+    free = PointPlan([Part("embedding chunks", "m", 0, 10, 0, 0.0, 0.0)], other_seconds=0.0)
+    later = decide(planning, "3 (x=2)", BudgetConfig(usd=1.0), free)  # free, but the sweep has stopped
+    assert later.startswith("the sweep stopped before point 2 (x=1)")
+
+
+@pytest.mark.slow
+def test_a_budget_on_a_parallel_launcher_is_refused_in_one_line(tmp_path):
+    folder = write_dataset(tmp_path / "kb", DOCUMENTS)
+    env = {**os.environ, "RAG_BENCH_CACHE": str(tmp_path / "cache")}
+    args = ["-m", f"dataset.path={folder}", "embedder=fake", "chunker.size=100,200", "budget.usd=1"]
+    args += ["hydra/launcher=joblib", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={tmp_path / 'sweep'}"]
+    done = rag_bench(args, tmp_path, env)
+    assert done.returncode == 2
+    assert "rag-bench: error: budget.usd/budget.seconds need the basic launcher, not JoblibLauncher" in done.stderr
+    assert "Traceback" not in done.stderr and not list((tmp_path / "sweep").glob("*/metrics.json"))
