@@ -256,6 +256,27 @@ def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
     return f"point{' ' if label else ''}{label}: not run: {reason} -> {out_dir}"
 
 
+def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
+    """A dry run's sweep point (``hydra_plugins/rag_bench_launchers/plan.py``): validate, print its plan line."""
+    from rag_bench.config.schema import validate
+    from rag_bench.entry.planning import dry_point, point_label
+    from rag_bench.pipeline.plan import plan_point
+
+    PROCESS.job_started = True
+    (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
+    try:
+        config = validate(cfg)
+        planning = PROCESS.planning
+        planning.budget = planning.budget or config.budget
+        plan = plan_point(config, PROCESS.workspace(config.cache_dir), planning.pending)
+        print(dry_point(planning, point_label(overrides, number, sys.argv[1:]), config.budget, plan), flush=True)
+    except RagBenchError as exc:
+        fail(exc)
+    finally:
+        PROCESS.hold()
+    return float("nan")
+
+
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> tuple[dict, float]:
     """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it.
 

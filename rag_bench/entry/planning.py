@@ -133,7 +133,8 @@ def totals(planning: Planning) -> list[str]:
     unknown += [] if all(p.priced for p in plans) else ["a model's price is unknown (configs/prices.yaml)"]
     source = "from throughput recorded in the cache by earlier runs on this machine" if timed else "partly unknown"
     lines = [
-        f"plan total: {len(plans)} point{'' if len(plans) == 1 else 's'}; {texts} texts to embed after the cache, {pairs} rerank pairs, "
+        f"plan total: {len(plans)} point{'' if len(plans) == 1 else 's'}; {texts} texts to embed after the cache, "
+        f"{pairs} rerank pairs, "
         f"{sum(p.tokens for p in plans)} API tokens, ${usd:.6f} estimated; ~{seconds:.1f} s ({source})",
         *(f"  note: {n}" for n in unknown),
     ]
@@ -151,12 +152,12 @@ def totals(planning: Planning) -> list[str]:
 
 
 def dry_overrides(argv: list[str]) -> tuple[list[str], Path]:
-    """``argv`` for a dry run: the basic launcher, Hydra's folders in a temporary folder, no sweep report."""
+    """``argv`` for a dry run: the planning launcher, Hydra's folders in a temporary folder, no sweep report."""
     folder = Path(tempfile.mkdtemp(prefix="rag-bench-plan-"))
     dropped = ("hydra/launcher=", "hydra.sweep.dir=", "hydra.run.dir=", "hydra.output_subdir=")
     kept = [a for a in argv if a != DRY_RUN and not a.startswith(dropped)]
     extra = [
-        "hydra/launcher=basic",
+        "hydra/launcher=rag_bench_plan",  # hydra_plugins/rag_bench_launchers/plan.py
         f"hydra.sweep.dir={folder.as_posix()}/sweep",
         f"hydra.run.dir={folder.as_posix()}/run",
         "hydra.output_subdir=null",
