@@ -4,8 +4,10 @@ Runs the real command in its own process, timed from launch to exit: into a fres
 composed, chunked or embedded), again on that cache (composition cached, nothing else), then after the real
 ``rag-bench sweep=grid24`` has filled the cache (warm, best of ``--repeats``). The real sweep is the reference
 measured in the same run: the warm plan's time is also given as a share of the cold sweep's. Also checked:
-the cold plan's texts to embed at the points without a reranker equal what those points of the real sweep
-embedded (``stats.embedded``), and the warm plan has nothing left to embed.
+the cold plan's texts to embed at the points without a reranker are at least what those points of the real
+sweep embedded (``stats.embedded``): equal but for the chunks that ``reranker=maxsim`` at an earlier point
+embedded as sentences (the plan cannot know the candidates, so it counts them), and the warm plan has nothing
+left to embed.
 
     python benchmarks/perf/bench_dry_run.py [--dataset kestrel-kb] [--repeats 3]
 """
@@ -86,7 +88,8 @@ def main() -> None:
         Check("dry run", "grid24 --dry-run on a warm cache, seconds", warm_s, "<", GOAL_S),
         Check("dry run", "grid24 --dry-run on a fresh cache, seconds", cold_s, "info", 0.0),
         Check("dry run", "points planned (warm)", float(len(warm_plan)), ">=", 24.0),
-        Check("dry run", "|planned - embedded| texts, no-reranker points", float(abs(planned - embedded)), "<=", 0.0),
+        Check("dry run", "embedded - planned texts, no-reranker points", float(embedded - planned), "<=", 0.0),
+        Check("dry run", "planned - embedded (maxsim's sentences cached first)", float(planned - embedded), "info", 0.0),
         Check("dry run", "texts the warm plan would embed", float(sum(warm_plan.values())), "<=", 0.0),
     ]
     report("Issue 31 item 5: a plan before spending", checks, details)
