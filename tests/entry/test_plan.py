@@ -188,3 +188,19 @@ def test_a_budget_on_a_parallel_launcher_is_refused_in_one_line(tmp_path):
     assert done.returncode == 2
     assert "rag-bench: error: budget.usd/budget.seconds need the basic launcher, not JoblibLauncher" in done.stderr
     assert "Traceback" not in done.stderr and not list((tmp_path / "sweep").glob("*/metrics.json"))
+
+
+def test_a_chunker_that_embeds_to_cut_is_planned_once_its_chunks_are_cached(tmp_path):
+    sentences = "the cat sat on the mat. a bird sang. the sun rose. the rain fell."  # several: cut by similarity
+    folder = write_dataset(tmp_path / "kb", {**DOCUMENTS, "d1": sentences})
+    args = [f"dataset.path={folder}", "chunker=semantic", "embedder=fake", f"cache_dir={tmp_path / 'cache'}"]
+    config = config_of([*args, "quiet=true", "bootstrap=10"])
+    cold = plan_point(config, Workspace.open(config.cache_dir))
+    assert cold.parts == [] and cold.notes[0].startswith("chunker=semantic embeds")  # said, not guessed
+    assert "texts, tokens and cost unknown until its chunks are cached" in cold.notes[0]
+    run(config, Workspace.open(config.cache_dir))
+    warm = plan_point(config, Workspace.open(config.cache_dir))
+    assert warm.notes == [] and [(p.what, p.sent) for p in warm.parts] == [
+        ("embedding chunks", 0),
+        ("embedding questions", 0),
+    ]
