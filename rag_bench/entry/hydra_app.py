@@ -230,30 +230,11 @@ def run_job(cfg) -> float:
 
 def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
     """A dry run's line for this point; else, under a budget, why the point is not run (``not_run.json``), or None."""
-    from hydra.types import RunMode
-
-    from rag_bench.entry.planning import Planning, check_launcher, decide, dry_point, point_label
-    from rag_bench.pipeline.plan import plan_point
-    from rag_bench.run_folder.not_run import write_not_run
+    from rag_bench.entry.planning import Planning, plan_job
 
     if PROCESS.planning is None:  # a job in another launcher's process
         PROCESS.planning = Planning()
-    planning = PROCESS.planning
-    if not planning.dry:  # before any work: a budget needs the points in this process, one after another
-        check_launcher(config.budget, str(hydra_cfg.launcher.get("_target_", "")))
-    planning.budget = planning.budget or config.budget
-    number = hydra_cfg.job.num if hydra_cfg.mode == RunMode.MULTIRUN else None
-    label = point_label(list(hydra_cfg.overrides.task), number, sys.argv[1:])
-    workspace = PROCESS.workspace(config.cache_dir)
-    if planning.dry:
-        return dry_point(planning, label, config.budget, plan_point(config, workspace, planning.pending))
-    plan = plan_point(config, workspace)
-    reason = decide(planning, label, config.budget, plan)
-    if reason is None:
-        planning.planned_usd = plan.usd
-        return None
-    write_not_run(out_dir, reason, plan.usd, plan.seconds)
-    return f"point{' ' if label else ''}{label}: not run: {reason} -> {out_dir}"
+    return plan_job(PROCESS.planning, lambda: PROCESS.workspace(config.cache_dir), config, hydra_cfg, out_dir)
 
 
 def plan_point_config(cfg, number: int, overrides: list[str]) -> float:

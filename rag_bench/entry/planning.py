@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -149,6 +150,30 @@ def totals(planning: Planning) -> list[str]:
             lines.append("with this budget: every point runs")
     lines.append("dry run: nothing was embedded, reranked or written")
     return lines
+
+
+def plan_job(planning: Planning, workspace: Callable, config, hydra_cfg, out_dir: Path) -> str | None:
+    """A Hydra job's plan: a dry run's line; else, under a budget, why the point is not run (``not_run.json``
+    written), or None. ``workspace()`` gives the cache's workspace."""
+    from hydra.types import RunMode
+
+    from rag_bench.pipeline.plan import plan_point
+    from rag_bench.run_folder.not_run import write_not_run
+
+    if not planning.dry:  # before any work: a budget needs the points in this process, one after another
+        check_launcher(config.budget, str(hydra_cfg.launcher.get("_target_", "")))
+    planning.budget = planning.budget or config.budget
+    number = hydra_cfg.job.num if hydra_cfg.mode == RunMode.MULTIRUN else None
+    label = point_label(list(hydra_cfg.overrides.task), number, sys.argv[1:])
+    if planning.dry:
+        return dry_point(planning, label, config.budget, plan_point(config, workspace(), planning.pending))
+    plan = plan_point(config, workspace())
+    reason = decide(planning, label, config.budget, plan)
+    if reason is None:
+        planning.planned_usd = plan.usd
+        return None
+    write_not_run(out_dir, reason, plan.usd, plan.seconds)
+    return f"point{' ' if label else ''}{label}: not run: {reason} -> {out_dir}"
 
 
 def dry_overrides(argv: list[str]) -> tuple[list[str], Path]:
