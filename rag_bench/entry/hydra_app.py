@@ -240,16 +240,17 @@ def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
 def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
     """A dry run's sweep point (``hydra_plugins/rag_bench_launchers/plan.py``): validate, print its plan line."""
     from rag_bench.config.schema import validate
-    from rag_bench.entry.planning import dry_point, point_label
-    from rag_bench.pipeline.plan import plan_point
+    from rag_bench.entry.planning import dry_point, point_label, point_plan
 
     PROCESS.job_started = True
     (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
     try:
         config = validate(cfg)
+        if config.parser.failures == "auto":
+            config.parser.failures = "skip"  # as run_job's sweep points (and so their run cache keys)
         planning = PROCESS.planning
         planning.budget = planning.budget or config.budget
-        plan = plan_point(config, PROCESS.workspace(config.cache_dir), planning.pending)
+        plan = point_plan(config, PROCESS.workspace(config.cache_dir), planning.pending)
         print(dry_point(planning, point_label(overrides, number, sys.argv[1:]), config.budget, plan), flush=True)
     except RagBenchError as exc:
         fail(exc)

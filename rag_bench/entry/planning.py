@@ -157,7 +157,6 @@ def plan_job(planning: Planning, workspace: Callable, config, hydra_cfg, out_dir
     written), or None. ``workspace()`` gives the cache's workspace."""
     from hydra.types import RunMode
 
-    from rag_bench.pipeline.plan import plan_point
     from rag_bench.run_folder.not_run import write_not_run
 
     if not planning.dry:  # before any work: a budget needs the points in this process, one after another
@@ -166,14 +165,26 @@ def plan_job(planning: Planning, workspace: Callable, config, hydra_cfg, out_dir
     number = hydra_cfg.job.num if hydra_cfg.mode == RunMode.MULTIRUN else None
     label = point_label(list(hydra_cfg.overrides.task), number, sys.argv[1:])
     if planning.dry:
-        return dry_point(planning, label, config.budget, plan_point(config, workspace(), planning.pending))
-    plan = plan_point(config, workspace())
+        return dry_point(planning, label, config.budget, point_plan(config, workspace(), planning.pending))
+    plan = point_plan(config, workspace())
     reason = decide(planning, label, config.budget, plan)
     if reason is None:
         planning.planned_usd = plan.usd
         return None
     write_not_run(out_dir, reason, plan.usd, plan.seconds)
     return f"point{' ' if label else ''}{label}: not run: {reason} -> {out_dir}"
+
+
+def point_plan(config, workspace, pending: dict | None = None) -> PointPlan:
+    """A point's plan: nothing to do when the run cache holds its outputs (``run_folder/reuse.py``: it would be
+    served), else ``pipeline/plan.py``'s."""
+    from rag_bench.pipeline.plan import PointPlan, plan_point
+    from rag_bench.run_folder import reuse
+    from rag_bench.run_folder.fingerprint import fingerprint
+
+    if reuse.kept(workspace.cache, reuse.run_key(config, fingerprint(config))):
+        return PointPlan(other_seconds=0.0, notes=["served from the run cache: nothing to embed, rerank or pay"])
+    return plan_point(config, workspace, pending)
 
 
 def dry_overrides(argv: list[str]) -> tuple[list[str], Path]:

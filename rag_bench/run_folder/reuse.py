@@ -43,6 +43,11 @@ def run_key(config, fingerprint: dict[str, str]) -> str:
     return digest("run", settings, sorted(fingerprint.items()), code_version())
 
 
+def kept(cache: DiskCache, key: str) -> bool:
+    """Whether outputs are kept under ``key`` (a plan's question: would this run be served?)."""
+    return cache.path(NAMESPACE, key).is_file()
+
+
 def keep(cache: DiskCache, key: str, written: list[Path]) -> None:
     """Store the files a run wrote (``write_outputs``' list, metrics.json among them) under ``key``."""
     cache.put_files(NAMESPACE, key, {path.name: path.read_bytes() for path in written})

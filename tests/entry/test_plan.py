@@ -149,6 +149,10 @@ def test_a_budget_stops_a_four_point_sweep_after_point_2_as_its_plan_said(server
         assert reason.startswith("budget.usd (0.0001)") or "the sweep stopped before point 2" in reason
     report = (tmp_path / "sweep" / "report.md").read_text()
     assert "2 points not run (budget)" in report and "budget.usd (0.0001)" in report
+    again = rag_bench([*sweep[:-1], f"hydra.sweep.dir={tmp_path / 'again'}", "--dry-run"], tmp_path, env)
+    assert again.returncode == 0, again.stderr  # points 0 and 1 would be served from the run cache, at no cost:
+    assert again.stdout.count("served from the run cache") == 2  # the same budget now runs the rest
+    assert "with this budget: every point runs" in again.stdout and "$0.000074 estimated" in again.stdout
 
 
 def test_budget_settings_must_be_finite_numbers_not_below_zero(tmp_path):
