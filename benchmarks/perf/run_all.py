@@ -49,6 +49,7 @@ SCRIPTS = {
     "embed-overhead": "bench_embed_overhead.py",  # goal 3: the embedding stage's bookkeeping
     "after-retrieval": "bench_after_retrieval.py",  # goal 5: scoring and outputs at 10k questions
     "default-cold": "bench_default_cold.py",  # goal 6: the default cold run against its embedding
+    "dry-run": "bench_dry_run.py",  # issue 31 item 5: grid24's plan in under 3 s on a warm machine
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 if os.environ.get("BENCH_REFERENCE"):  # a checkout of the code before (its C extension built): goal 32.5's reference

@@ -22,6 +22,8 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
 BASIC_LAUNCHER = "hydra._internal.core_plugins.basic_launcher.BasicLauncher"
+# launchers that compose each job in this process, as the basic one does (--dry-run's: rag_bench_launchers/plan.py)
+IN_PROCESS = (BASIC_LAUNCHER, "hydra_plugins.rag_bench_launchers.plan.PlanLauncher")
 KEEP = 256  # configs held between the check and the launch; a larger batch composes the rest again
 
 
@@ -33,7 +35,7 @@ class ComposeOnce(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         hydra = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
-        if hydra is None or config.hydra.launcher.get("_target_") != BASIC_LAUNCHER:
+        if hydra is None or config.hydra.launcher.get("_target_") not in IN_PROCESS:
             return
         self._loader = hydra.config_loader
         self._loader.load_sweep_config = composed_once(self._loader.load_sweep_config)

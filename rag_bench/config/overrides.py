@@ -18,7 +18,7 @@ from rag_bench.config.schema import Config
 from rag_bench.core.errors import ConfigError
 from rag_bench.index.registry import VECTOR_INDEXES
 
-SKIP = ("cache_dir", "quiet")  # where a run caches and what it prints, never what it computes
+SKIP = ("cache_dir", "quiet", "budget")  # where a run caches, what it prints and may spend, never what it computes
 
 
 def overrides_for(config: Config | dict) -> list[str]:

@@ -7,6 +7,7 @@ work starts, then checks what no single group can: every cut-off reachable, each
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +33,25 @@ def objective_name(config: Config) -> str:
 
 
 @dataclass
+class BudgetConfig:
+    """What a sweep may spend (``budget.usd``, ``budget.seconds``; null = no cap): a point whose planned cost or
+    time would take the sweep past either is not run, nor any after it (``entry/planning.py``)."""
+
+    usd: float | None = None  # estimated API cost of the whole sweep, in USD (configs/prices.yaml)
+    seconds: float | None = None  # wall-clock seconds of the whole sweep
+
+    def __post_init__(self) -> None:
+        for key in ("usd", "seconds"):
+            value = getattr(self, key)
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise ConfigError(f"budget.{key} ({value}) must be a finite number >= 0, or null for no cap")
+
+    @property
+    def capped(self) -> bool:
+        return self.usd is not None or self.seconds is not None
+
+
+@dataclass
 class Config:
     dataset: DatasetConfig = field(default_factory=DatasetConfig)
     parser: Any = MISSING  # how files in docs/ become text, and the cleaning after (parse/registry.py PARSERS)
@@ -50,6 +70,7 @@ class Config:
     budgets: list[int] = field(default_factory=lambda: [1000, 2000, 4000])  # context budgets in characters
     report_k: int = 10  # cut-off of the failure classes in report.html and per_question.csv
     quiet: bool = False  # no progress output (also RAG_BENCH_QUIET=1 or TQDM_DISABLE=1; rag_bench/core/progress.py)
+    budget: BudgetConfig = field(default_factory=BudgetConfig)  # caps on a sweep's cost and time; changes no result
 
     def __post_init__(self) -> None:
         from rag_bench.score.names import parse_metric

@@ -203,8 +203,9 @@ class DiskCache:
             if payload is not None:
                 yield key, payload
 
-    def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T]) -> tuple[T, bool]:
-        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss.
+    def get_or_compute(self, namespace: str, key: str, compute: Callable[[], T], store: bool = True) -> tuple[T, bool]:
+        """``(value, was_cached)``: the pickled value under ``key``, computed and stored on a miss (computed
+        alone when not ``store``: a plan looks, and writes nothing).
 
         Stored under ``digest(key, code_version())``: only the code that pickled a value reads it back.
         """
@@ -216,7 +217,8 @@ class DiskCache:
             except Exception:  # unreadable all the same (a damaged environment): recompute it
                 log.warning("cache entry %s/%s could not be read; recomputing", namespace, key[:12])
         value = compute()
-        self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+        if store:
+            self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         return value, False
 
     def put_files(self, namespace: str, key: str, files: dict[str, bytes]) -> None:

@@ -64,8 +64,11 @@ def main(argv: list[str] | None = None) -> None:
         print(page(VERBS, project_folder("configs")), end="")
         return
     from rag_bench.entry.hydra_app import run_hydra
+    from rag_bench.entry.planning import DRY_RUN
 
-    run_hydra(["--help" if arg == HYDRA_APP_HELP else arg for arg in argv], hint=not_a_verb(argv))
+    argv = ["--help" if arg == HYDRA_APP_HELP else arg for arg in argv]
+    dry = DRY_RUN in argv
+    run_hydra([arg for arg in argv if arg != DRY_RUN], hint=not_a_verb(argv), dry_run=dry)
 
 
 def with_overrides_files(argv: list[str]) -> list[str]:

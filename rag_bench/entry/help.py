@@ -20,9 +20,11 @@ USAGE = """\
 usage: rag-bench [GROUP=OPTION] [KEY=VALUE] ...   one run; its outputs go to results/runs/DATE/TIME/
        rag-bench -m KEY=A,B ... | sweep=PRESET    a sweep: one run per point, then its summary
        rag-bench VERB [ARGS]                      a verb; rag-bench VERB --help (or help VERB) explains it
+       rag-bench ... --dry-run                    the plan of a run or sweep: texts, tokens, cost, time
 """
 SETTINGS = """\
 Settings: any key of the composed config, e.g. chunker.size=400 retrieval.depth=50 ks=[1,5,10] tau=0.3.
+A sweep's caps: budget.usd=5 budget.seconds=3600 (a point that would pass either is not run; exit 3).
 """
 ENVIRONMENT = {
     "RAG_BENCH_CACHE": "the cache folder (else $XDG_CACHE_HOME/rag-bench, else ~/.cache/rag-bench)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,11 +50,30 @@ def printed_os_error(text: str) -> OSError | None:
     return None
 
 
-def run_hydra(argv: list[str], hint: str = "") -> None:
+def run_hydra(argv: list[str], hint: str = "", dry_run: bool = False) -> None:
     """Compose the config from ``configs/`` and the overrides, then run (or sweep) the pipeline.
 
     ``hint`` ends the error line when Hydra cannot compose the command line (a mistyped verb, say).
+    ``dry_run``: print each point's plan and the total instead (``planning.py``); a sweep a budget stopped
+    exits ``planning.BUDGET_STOP``.
     """
+    from rag_bench.entry.planning import Planning, budget_exit, dry_overrides, finish_dry
+
+    PROCESS.planning = Planning(dry=dry_run)
+    folder = None
+    if dry_run:
+        argv, folder = dry_overrides(argv)
+    try:
+        _run_hydra(argv, hint)
+    finally:
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+    if dry_run:
+        finish_dry(PROCESS.planning, folder)
+    budget_exit(PROCESS.planning)
+
+
+def _run_hydra(argv: list[str], hint: str) -> None:
     import hydra
 
     from rag_bench.config.compose_cache import cache_dir_override, installed
@@ -99,6 +119,7 @@ class Process:
     real_stderr: object = None
     workspaces: dict = field(default_factory=dict)
     hints: set = field(default_factory=set)  # dataset-convention hints already printed
+    planning: object = None  # entry/planning.py's Planning: a dry run's plans, a budget's spending
     held: io.StringIO | None = None
 
     def hold(self) -> None:
@@ -176,6 +197,11 @@ def run_job(cfg) -> float:
         config = validate(cfg)
         if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
             config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
+        if config.budget.capped or (PROCESS.planning is not None and PROCESS.planning.dry):
+            line = plan_or_stop(config, hydra_cfg, out_dir)
+            if line is not None:  # a dry run's plan, or a point the budget stops
+                print(line, flush=True)
+                return float("nan")
         prints = fingerprint(config)
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
@@ -185,7 +211,9 @@ def run_job(cfg) -> float:
         if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
             PROCESS.hints.add(advice)
             print(advice, file=sys.stderr)
-        payload = run_or_serve(config, out_dir, prints)
+        payload, spent = run_or_serve(config, out_dir, prints)
+        if PROCESS.planning is not None:
+            PROCESS.planning.spend(spent)
     except RagBenchError as exc:
         fail(exc)
     except OSError as exc:
@@ -200,8 +228,41 @@ def run_job(cfg) -> float:
     return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
 
 
-def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
-    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
+def plan_or_stop(config, hydra_cfg, out_dir: Path) -> str | None:
+    """A dry run's line for this point; else, under a budget, why the point is not run (``not_run.json``), or None."""
+    from rag_bench.entry.planning import Planning, plan_job
+
+    if PROCESS.planning is None:  # a job in another launcher's process
+        PROCESS.planning = Planning()
+    return plan_job(PROCESS.planning, lambda: PROCESS.workspace(config.cache_dir), config, hydra_cfg, out_dir)
+
+
+def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
+    """A dry run's sweep point (``hydra_plugins/rag_bench_launchers/plan.py``): validate, print its plan line."""
+    from rag_bench.config.schema import validate
+    from rag_bench.entry.planning import dry_point, point_label, point_plan
+
+    PROCESS.job_started = True
+    (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
+    try:
+        config = validate(cfg)
+        if config.parser.failures == "auto":
+            config.parser.failures = "skip"  # as run_job's sweep points (and so their run cache keys)
+        planning = PROCESS.planning
+        planning.budget = planning.budget or config.budget
+        plan = point_plan(config, PROCESS.workspace(config.cache_dir), planning.pending)
+        print(dry_point(planning, point_label(overrides, number, sys.argv[1:]), config.budget, plan), flush=True)
+    except RagBenchError as exc:
+        fail(exc)
+    finally:
+        PROCESS.hold()
+    return float("nan")
+
+
+def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> tuple[dict, float]:
+    """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it.
+
+    Returns the payload and the estimated API cost spent now (0 when served)."""
     from rag_bench.pipeline.run import run
     from rag_bench.report.run.outputs import write_outputs
     from rag_bench.run_folder import reuse
@@ -210,12 +271,13 @@ def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
     workspace = PROCESS.workspace(config.cache_dir)
     key = reuse.run_key(config, prints)
     payload = reuse.serve(workspace.cache, key, out_dir)
-    if payload is None:
-        result = run(config, workspace)
-        payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
-        if result.reusable:
-            reuse.keep(workspace.cache, key, written)
-    return payload
+    if payload is not None:
+        return payload, 0.0
+    result = run(config, workspace)
+    payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
+    if result.reusable:
+        reuse.keep(workspace.cache, key, written)
+    return payload, result.stats.cost_usd
 
 
 def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -17,11 +18,12 @@ from rag_bench.core.progress import quiet_while
 from rag_bench.core.types import Dataset
 from rag_bench.core.workspace import Workspace
 from rag_bench.data.dataset import load
-from rag_bench.embed.base import Embedder, Tokenizing
+from rag_bench.embed.base import Embedder, Tokenizing, vector_cache_name
 from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.embed.store import vector_store
 from rag_bench.parse.run import ParseRun
+from rag_bench.pipeline import throughput
 from rag_bench.pipeline.result import RunResult, Stats
 from rag_bench.remote.usage import Metered
 from rag_bench.rerank.base import CutRerankerConfig, Prefetching, rerank
@@ -36,6 +38,10 @@ from rag_bench.retrieve.variants import with_variants
 from rag_bench.score.evaluate import check_measured, evaluate
 
 
+class NeedsEmbedding(Exception):
+    """A plan cannot know the chunks without embedding (a semantic or cluster chunker, chunks not cached)."""
+
+
 def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = None) -> RunResult:
     """Run the pipeline that ``cfg`` describes and score it.
 
@@ -47,6 +53,7 @@ def run(cfg: Config, ws: Workspace | None = None, retriever: Retriever | None = 
 
 
 def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunResult:
+    started = time.perf_counter()
     stats = Stats()
     ws = ws if ws is not None else Workspace.open(cfg.cache_dir)
     embedded_before = ws.tally.embedded
@@ -79,7 +86,9 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     stages = add_retrieval_stats(stats, found, retriever.name)
     found = apply_steps(cfg, resources, found, stages, stats)
     ranked, scores = found.indices, found.scores
+    pairs = 0
     if reranker is not None:
+        pairs = int(np.sum(ranked[:, : cfg.reranker.depth] >= 0))  # question-passage pairs sent to the reranker
         with stats.stage("rerank"):
             passages = corpus.passages if found.chunks is corpus.chunks else [c.indexed_text for c in found.chunks]
             questions = [q.text for q in dataset.questions]
@@ -92,9 +101,24 @@ def _run(cfg: Config, ws: Workspace | None, retriever: Retriever | None) -> RunR
     stats.seconds = {k: round(v, 4) for k, v in stats.seconds.items()}
     add_api_usage(stats, api_parts(embedder, reranker), usage_before)
     stats.embedded = ws.tally.embedded - embedded_before
+    record_throughput(ws, cfg, stats, (embedder, reranker), pairs, time.perf_counter() - started)
     files = {name: text for part in stages.values() for name, text in part.stats.files.items()}
     reusable = all(part.stats.keyed for part in (found.parts or {retriever.name: found}).values())
     return RunResult(cfg, dataset, found.chunks, ranked, scores, evaluation, stats, stages, files, reusable)
+
+
+def record_throughput(ws: Workspace, cfg: Config, stats: Stats, parts: tuple, pairs: int, seconds: float) -> None:
+    """Add this run's embedding, reranking and other seconds to the cache's throughput sums (``throughput.py``)."""
+    embedder, reranker = parts
+    embed_s = sum(v for k, v in stats.seconds.items() if k.endswith(" embed")) if stats.embedded else 0.0
+    rerank_s = stats.seconds.get("rerank", 0.0)
+    names = {"embed": vector_cache_name(embedder), "other": str(cfg.dataset.folder)}
+    if reranker is not None:
+        names["rerank"] = reranker.name
+    work = {"embed": stats.embedded if embed_s > 0 else 0, "rerank": pairs, "other": 1}
+    throughput.record_run(
+        ws.cache, names, work, {"embed": embed_s, "rerank": rerank_s, "other": seconds - embed_s - rerank_s}
+    )
 
 
 def parse_stats(parse: ParseRun, dataset: Dataset) -> dict[str, object]:
@@ -195,18 +219,27 @@ def add_api_usage(stats: Stats, parts: dict[str, object], before: dict[str, dict
 
 
 def chunk_dataset(
-    ws: Workspace, dataset: Dataset, cfg: ChunkerConfig, embedder: Embedder, folder: Path | None = None
+    ws: Workspace,
+    dataset: Dataset,
+    cfg: ChunkerConfig,
+    embedder: Embedder,
+    folder: Path | None = None,
+    dry: bool = False,
 ) -> tuple[Corpus, bool]:
     """All chunks of the dataset in corpus order, and whether they came from the cache.
 
     The key holds everything the chunks depend on: the documents, the settings, the embedder
     when it tokenizes (unit=tokens) or embeds (semantic, cluster), and the files they read.
+    ``dry`` (a plan, ``plan.py``): chunks not cached are cut but not stored, and a chunker that would
+    embed to cut raises ``NeedsEmbedding`` instead.
     """
     fingerprint = digest(*((d.id, d.title, d.text) for d in dataset.documents))
     key = digest("chunks", fingerprint, chunk_dependencies(cfg, embedder, folder))
     store = vector_store(ws, embedder, "document")
 
     def embed(texts):
+        if dry:
+            raise NeedsEmbedding(f"chunker={cfg.name} embeds {len(texts)} texts to cut its chunks")
         return embed_cached(embedder, store, texts, "document", label=f"chunking ({cfg.name})")[0]
 
     def compute():
@@ -222,5 +255,10 @@ def chunk_dataset(
             chunker.warm(dataset.documents)  # one batched, cached embedding pass for all documents
         return [c for d in dataset.documents for c in chunker.split(d)]
 
-    chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
+    if dry:  # a plan of a sweep cuts each chunking once, and stores nothing
+        chunks, cached = ws.remember(
+            "planned chunks", key, lambda: ws.cache.get_or_compute("chunks", key, compute, False)
+        )
+    else:
+        chunks, cached = ws.cache.get_or_compute("chunks", key, compute)
     return Corpus(key, chunks, {d.id: d.metadata for d in dataset.documents}), cached

@@ -92,6 +92,11 @@ class VariantRetriever:
         stats = RetrievalStats(seconds=time.perf_counter() - start + inner_fusion)
         return Candidates(chunks, indices, scores, stats, parts)
 
+    def asked(self, queries: Sequence[Query]) -> list[Query]:
+        """Every query ``retrieve`` asks the inner retriever: the questions (unless weighed 0), then the rewrites."""
+        own = list(queries) if self.original_weight > 0 else []
+        return own + [q for kind in self.kinds for q in self._rewrites(queries, kind)[0]]
+
     def _rewrites(self, queries: Sequence[Query], kind: str) -> tuple[list[Query], np.ndarray]:
         """The queries of ``kind``'s rewrites, question by question, and the question index of each."""
         asked, owners = [], []

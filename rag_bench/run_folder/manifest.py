@@ -21,6 +21,7 @@ METRICS = "metrics.json"
 RUN_FILES = (
     "config.yaml",
     METRICS,
+    "not_run.json",  # a point a budget stopped (not_run.py): gone once the point runs
     "report.html",
     "per_question.csv",
     "per_question.parquet",

@@ -39,7 +39,13 @@ def run_key(config, fingerprint: dict[str, str]) -> str:
     The configuration enters as the repr of ``asdict``: every value with its type (1 and 1.0 differ),
     which determines config.yaml too, without the cost of writing that text (about 15 ms a job).
     """
-    return digest("run", asdict(config), sorted(fingerprint.items()), code_version())
+    settings = {k: v for k, v in asdict(config).items() if k != "budget"}  # a cap changes no result
+    return digest("run", settings, sorted(fingerprint.items()), code_version())
+
+
+def kept(cache: DiskCache, key: str) -> bool:
+    """Whether outputs are kept under ``key`` (a plan's question: would this run be served?)."""
+    return cache.path(NAMESPACE, key).is_file()
 
 
 def keep(cache: DiskCache, key: str, written: list[Path]) -> None:

@@ -73,7 +73,7 @@ def config_yaml(config) -> str:
 def finished(out_dir: Path, config, fingerprint: dict[str, str]) -> dict | None:
     """The metrics of an earlier run in ``out_dir`` of this config on these files, or None.
 
-    The same config.yaml (up to ``quiet`` and ``cache_dir``, which change no result) is not
+    The same config.yaml (up to ``quiet``, ``cache_dir`` and ``budget``, which change no result) is not
     enough: the dataset (or a file a setting names) may have changed since, so the recorded
     fingerprint must match too, and so must the code: a point that an older (or edited)
     rag-bench computed is run again, never mixed into this one's sweep.
@@ -91,7 +91,7 @@ def finished(out_dir: Path, config, fingerprint: dict[str, str]) -> dict | None:
 
 
 # Settings that change how a run looks or where it caches, never what it computes.
-_NOT_RESULTS = ("quiet", "cache_dir")
+_NOT_RESULTS = ("quiet", "cache_dir", "budget")
 
 
 def _same_results(saved: str, current: str) -> bool:

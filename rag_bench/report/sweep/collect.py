@@ -24,6 +24,7 @@ from rag_bench.core.errors import DataError
 from rag_bench.report.sweep.languages import language_columns
 from rag_bench.report.sweep.parsers import parse_columns
 from rag_bench.report.sweep.work import number, work_columns
+from rag_bench.run_folder.not_run import read_not_run
 from rag_bench.run_folder.read import RunFolder
 
 # config.yaml keys that are always columns, whether swept or not
@@ -52,7 +53,8 @@ class SweepTable:
     metrics: tuple[str, ...]  # metric names, in metrics.json order
     swept: dict[str, list]  # override key -> its distinct values, for keys that vary across points
     fixed: dict[str, object]  # override key -> its one value, for keys every point sets alike
-    unfinished: tuple[str, ...]  # point folders with overrides but no metrics.json yet
+    unfinished: tuple[str, ...]  # point folders with overrides but no metrics.json yet (nor a not_run.json)
+    not_run: tuple[tuple[str, str], ...] = ()  # (point folder, why) of points a budget stopped (not_run.json)
 
 
 def collect(sweep_dir: Path) -> SweepTable:
@@ -71,8 +73,11 @@ def collect(sweep_dir: Path) -> SweepTable:
     fixed = {key: table[key].iloc[0] for key in keys if len(values[key]) == 1}
     metrics = tuple(dict.fromkeys(name for point in points for name in point["metrics"]["metrics"]))
     unfinished = [f for f in sweep_dir.rglob("overrides.yaml") if not (f.parent.parent / "metrics.json").is_file()]
-    labels = tuple(_label(f.parent.parent, sweep_dir) for f in sorted(unfinished, key=lambda f: _order(f, sweep_dir)))
-    return SweepTable(sweep_dir, table, metrics, swept, fixed, labels)
+    unfinished = [f.parent.parent for f in sorted(unfinished, key=lambda f: _order(f, sweep_dir))]
+    stopped = [(f, read_not_run(f)) for f in unfinished]
+    labels = tuple(_label(f, sweep_dir) for f, why in stopped if why is None)
+    not_run = tuple((_label(f, sweep_dir), why) for f, why in stopped if why is not None)
+    return SweepTable(sweep_dir, table, metrics, swept, fixed, labels, not_run)
 
 
 def _read_point(folder: Path, root: Path) -> dict:

@@ -97,6 +97,9 @@ def overview(sweep: SweepTable, marks: Marks, table: pd.DataFrame) -> list[str]:
     lines = [f"{len(table)} points on {datasets or 'unknown dataset'} ({questions} questions scored per point)"]
     if sweep.unfinished:
         lines.append(f"{len(sweep.unfinished)} unfinished points (no metrics.json): {', '.join(sweep.unfinished)}")
+    if sweep.not_run:
+        why = "; ".join(f"{label}: {reason}" for label, reason in sweep.not_run)
+        lines.append(f"{len(sweep.not_run)} points not run (budget): {why}")
     swept = "; ".join(f"{key} = {', '.join(_cell(v) for v in values)}" for key, values in sweep.swept.items())
     lines.append(f"swept: {swept or 'nothing (every point has the same overrides)'}")
     if sweep.fixed:
