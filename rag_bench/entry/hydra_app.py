@@ -162,7 +162,6 @@ def run_job(cfg) -> float:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from rag_bench.config.hints import conventions_hint
     from rag_bench.config.schema import objective_name, validate
     from rag_bench.report.run.console import console_table, point_line
     from rag_bench.run_folder.fingerprint import fingerprint
@@ -174,17 +173,14 @@ def run_job(cfg) -> float:
     config = None
     try:
         config = validate(cfg)
-        if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
-            config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
+        if hydra_cfg.mode == RunMode.MULTIRUN:
+            as_sweep_point(config)
         prints = fingerprint(config)
         payload = finished(out_dir, config, prints) if hydra_cfg.mode == RunMode.MULTIRUN else None
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
-        advice = conventions_hint(config)
-        if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
-            PROCESS.hints.add(advice)
-            print(advice, file=sys.stderr)
+        advise(config)
         payload = run_or_serve(config, out_dir, prints)
     except RagBenchError as exc:
         fail(exc)
@@ -200,22 +196,48 @@ def run_job(cfg) -> float:
     return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
 
 
+def as_sweep_point(config) -> None:
+    """A sweep counts and names a file a parser cannot read, and goes on (``parser.failures=auto`` in a sweep)."""
+    if config.parser.failures == "auto":
+        config.parser.failures = "skip"
+
+
+def advise(config) -> None:
+    """Print, once a process, the overrides that make a run follow its dataset's conventions (when they differ)."""
+    from rag_bench.config.hints import conventions_hint
+
+    advice = conventions_hint(config)
+    if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
+        PROCESS.hints.add(advice)
+        print(advice, file=sys.stderr)
+
+
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> dict:
     """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it."""
+    from rag_bench.run_folder import reuse
+
+    workspace = PROCESS.workspace(config.cache_dir)
+    payload = reuse.serve(workspace.cache, reuse.run_key(config, prints), out_dir)
+    return payload if payload is not None else compute(config, out_dir, prints)[0]
+
+
+def compute(config, out_dir: Path, prints: dict[str, str], retriever=None) -> tuple[dict, object]:
+    """Run the pipeline, write the run folder into ``out_dir`` and keep its files for reuse when they may be
+    served again; return the metrics.json object and the ``pipeline.RunResult``.
+
+    ``retriever``: one built by the caller (the Python API) instead of ``config.retrieval``'s.
+    """
     from rag_bench.pipeline.run import run
     from rag_bench.report.run.outputs import write_outputs
     from rag_bench.run_folder import reuse
     from rag_bench.run_folder.write import config_yaml
 
     workspace = PROCESS.workspace(config.cache_dir)
-    key = reuse.run_key(config, prints)
-    payload = reuse.serve(workspace.cache, key, out_dir)
-    if payload is None:
-        result = run(config, workspace)
-        payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
-        if result.reusable:
-            reuse.keep(workspace.cache, key, written)
-    return payload
+    result = run(config, workspace, retriever)
+    payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
+    if result.reusable:
+        reuse.keep(workspace.cache, reuse.run_key(config, prints), written)
+    return payload, result
 
 
 def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
