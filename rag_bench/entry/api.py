@@ -75,6 +75,11 @@ def sweep(
 
     fixed, recorded = given_settings(dataset, cache_dir), given_settings(dataset, None)
     common = expand(overrides)
+    if any(o.partition("=")[0].lstrip("+") == "sweep" for o in common):
+        raise ConfigError(
+            "rag_bench.sweep runs the grid it is given, not a preset of configs/sweep/: run the preset with "
+            "rag-bench -m sweep=NAME, or give its settings as a grid ({setting: [values]})"
+        )
     folder = output_folder(out, "rag-bench-sweep-")
     config = None
     for num, point in enumerate(points_of(grid)):

@@ -128,6 +128,8 @@ def test_bad_input_is_one_config_error(tiny, tmp_path):
         rag_bench.run(3, dataset=tiny)
     with pytest.raises(ConfigError, match=r"grid \('chunker.size=1'\) must be"):
         rag_bench.sweep("chunker.size=1", dataset=tiny)
+    with pytest.raises(ConfigError, match=r"not a preset of configs/sweep/: run the preset with rag-bench -m"):
+        rag_bench.sweep({"chunker.size": [300]}, "sweep=chunking", dataset=tiny)
     with pytest.raises(ConfigError, match=r"the grid holds no point"):
         rag_bench.sweep({}, dataset=tiny)
 
