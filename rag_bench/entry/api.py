@@ -20,11 +20,13 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.entry.result import Result
+
+if TYPE_CHECKING:  # pandas loads with a sweep: `rag-bench --help` imports this module
+    import pandas as pd
 
 Override = str | os.PathLike
 
@@ -44,13 +46,18 @@ def run(
     ``rag_bench.evaluate`` takes it.
     """
     from rag_bench.entry.evaluate import compose_config, describe, run_config
+    from rag_bench.tracking.tracker import tracker_for
 
     fixed = given_settings(dataset, cache_dir)
     if retriever is not None:
         mode, target = describe(retriever)
         fixed += [f"retrieval={mode}", *([f"retrieval.target={target}"] if target else [])]
-    config = compose_config([*fixed, *expand(overrides)])
-    return run_config(config, out, retriever)
+    given = [*fixed, *expand(overrides)]
+    tracker = tracker_for(given)  # tracking=mlflow: checked before any work, logged after
+    result = run_config(compose_config(given), out, retriever)
+    if tracker is not None:
+        tracker.log_run(result.folder, given)
+    return result
 
 
 def sweep(
@@ -67,11 +74,15 @@ def sweep(
     or a list of override lists (one point each). ``overrides`` apply to every point. Points share the
     process's caches, as the CLI's do; a point already finished in ``out`` is kept (a sweep resumes).
     The report, plots and ``winner.overrides`` are written beside ``summary.csv`` in the sweep folder,
-    ``table.attrs["folder"]``. ``metric``: the report's headline metric (default ndcg@10).
+    ``table.attrs["folder"]``. ``metric``: the report's headline metric (default ndcg@10). With
+    ``tracking=mlflow`` among ``overrides`` the sweep is logged to MLflow as on the command line.
     """
+    import pandas as pd
+
     from rag_bench.core.cache import DiskCache, cache_root
     from rag_bench.entry.evaluate import compose_config, output_folder
     from rag_bench.report.sweep.cli import DEFAULT_METRIC, ReportOptions, write_report
+    from rag_bench.tracking.tracker import tracker_for
 
     fixed, recorded = given_settings(dataset, cache_dir), given_settings(dataset, None)
     common = expand(overrides)
@@ -80,15 +91,22 @@ def sweep(
             "rag_bench.sweep runs the grid it is given, not a preset of configs/sweep/: run the preset with "
             "rag-bench -m sweep=NAME, or give its settings as a grid ({setting: [values]})"
         )
+    points = points_of(grid)
+    if not points:
+        raise ConfigError("rag_bench.sweep: the grid holds no point; give {setting: [values, ...]} or [[overrides]]")
+    tracker = tracker_for(common)  # tracking=mlflow: a parent run for the sweep, a child run per point
     folder = output_folder(out, "rag-bench-sweep-")
-    config = None
-    for num, point in enumerate(points_of(grid)):
+    if tracker is not None:
+        tracker.start_sweep(folder)
+    for num, point in enumerate(points):
         config = compose_config([*fixed, *common, *point])
         sweep_point(config, folder / str(num), [*recorded, *common, *point], num)
-    if config is None:
-        raise ConfigError("rag_bench.sweep: the grid holds no point; give {setting: [values, ...]} or [[overrides]]")
+        if tracker is not None:
+            tracker.log_run(folder / str(num), [*recorded, *common, *point], folder, num)
     options = ReportOptions(metric=metric or DEFAULT_METRIC)
     write_report(folder, options=options, cache=DiskCache(cache_root(config.cache_dir)))
+    if tracker is not None:
+        tracker.end_sweep(folder)
     table = pd.read_csv(folder / "summary.csv")
     table.attrs["folder"] = folder
     return table

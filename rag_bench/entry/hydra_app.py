@@ -130,8 +130,13 @@ class Process:
 PROCESS = Process()
 
 
-# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
-GROUP_ALIASES = {"retrieval.index": "retrieval/index"}
+# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``; and
+# the settings of tracking=mlflow, which live in its Hydra callback (configs/tracking/mlflow.yaml)
+GROUP_ALIASES = {
+    "retrieval.index": "retrieval/index",
+    "tracking.uri": "hydra.callbacks.mlflow.uri",
+    "tracking.experiment": "hydra.callbacks.mlflow.experiment",
+}
 
 
 def group_alias(override: str) -> str:

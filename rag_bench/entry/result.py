@@ -11,9 +11,11 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # numpy and pandas load when a result is made: `rag-bench --help` imports this module
+    import numpy as np
+    import pandas as pd
 
 METRIC_COLUMNS = ("mean", "ci_low", "ci_high", "stderr")
 RANKING_COLUMNS = ("question_id", "stage", "rank", "chunk_id", "doc_id", "start", "end", "score")
@@ -57,6 +59,8 @@ class Result(Mapping):
 
 def result_of(run_result, folder: Path) -> Result:
     """The ``Result`` of a run just written into ``folder`` (``run_result``: its ``pipeline.RunResult``)."""
+    import pandas as pd
+
     from rag_bench.config.overrides import overrides_for
     from rag_bench.report.run.outputs import flatten
     from rag_bench.run_folder.read import read_yaml
@@ -77,6 +81,8 @@ def result_of(run_result, folder: Path) -> Result:
 
 def metrics_table(payload: Mapping) -> pd.DataFrame:
     """metrics.json's means, 95% intervals and standard errors, one row per metric (NaN where unmeasured)."""
+    import pandas as pd
+
     intervals, errors = payload.get("ci95", {}), payload.get("stderr", {})
     rows = {
         name: [mean, *(intervals.get(name) or (None, None)), errors.get(name)]
@@ -89,6 +95,8 @@ def metrics_table(payload: Mapping) -> pd.DataFrame:
 
 def rankings_table(run_result) -> pd.DataFrame:
     """Every stage's ranked list and the final one, long: one row per (question, stage, rank), rank from 1."""
+    import pandas as pd
+
     from rag_bench.report.run.outputs import ordered_stages
 
     lists = {name: (c.chunks, c.indices, c.scores) for name, c in ordered_stages(run_result).items()}
@@ -100,6 +108,9 @@ def rankings_table(run_result) -> pd.DataFrame:
 
 def _stage_rows(stage: str, ids: list[str], chunks, indices: np.ndarray, scores: np.ndarray) -> pd.DataFrame:
     # indices, scores: (n_questions, width), -1 padded
+    import numpy as np
+    import pandas as pd
+
     q, r = np.nonzero(indices >= 0)
     picked = [chunks[c] for c in indices[q, r]]
     return pd.DataFrame(

@@ -23,6 +23,7 @@ GROUPS = {
     "retrieval": "hybrid",
     "retrieval/index": "exact",
     "reranker": "none",
+    "tracking": "none",
 }
 
 
