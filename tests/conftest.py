@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,10 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if {"browser", "page"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _temporary_folders_under_pytest(tmp_path_factory, monkeypatch):
+    """Python's temporary folders (a ``rag_bench.run`` or ``evaluate`` without ``out=`` writes its run folder
+    in one) go under pytest's own temporary folder, which pytest prunes, not into the system's /tmp."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tempdir")))
