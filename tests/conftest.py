@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -91,7 +90,9 @@ def pytest_collection_modifyitems(items) -> None:
 
 
 @pytest.fixture(autouse=True)
-def _temporary_folders_under_pytest(tmp_path_factory, monkeypatch):
-    """Python's temporary folders (a ``rag_bench.run`` or ``evaluate`` without ``out=`` writes its run folder
-    in one) go under pytest's own temporary folder, which pytest prunes, not into the system's /tmp."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path_factory.mktemp("tempdir")))
+def _api_run_folders_under_pytest(tmp_path_factory, monkeypatch):
+    """A ``rag_bench.run`` or ``evaluate`` without ``out=`` writes its run folder under pytest's temporary
+    folder (which pytest prunes), not into the system's /tmp; nothing else's temporary files move."""
+    from rag_bench.entry import evaluate
+
+    monkeypatch.setattr(evaluate, "TEMPORARY_RUNS", str(tmp_path_factory.mktemp("runs")))

@@ -25,6 +25,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.entry.result import Result
 
 DEFAULT_KS = (1, 3, 5, 10, 20)
+TEMPORARY_RUNS: str | None = None  # where a run without out= writes its folder; None: the system's temporary folder
 
 
 def evaluate(
@@ -85,9 +86,9 @@ def run_config(config, out: str | os.PathLike | None, retriever: object = None) 
 
 
 def output_folder(out: str | os.PathLike | None, prefix: str) -> Path:
-    """``out`` (made when missing), else a new temporary folder named ``<prefix>...``."""
+    """``out`` (made when missing), else a new temporary folder ``<prefix>...`` in ``TEMPORARY_RUNS``."""
     if out is None:
-        return Path(tempfile.mkdtemp(prefix=prefix))
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=TEMPORARY_RUNS))
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     return folder

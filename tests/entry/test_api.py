@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +13,7 @@ import pytest
 
 import rag_bench
 from rag_bench.core.errors import ConfigError
+from rag_bench.entry import evaluate
 
 DOCUMENTS = {
     "a.md": "Alpha beta gamma.\n\nThe ingest certificate expired at noon.",
@@ -94,7 +94,8 @@ def test_the_same_fields_and_keys_with_an_output_folder_and_without(tiny, tmp_pa
     kept = rag_bench.run("retrieval=bm25", "ks=[1,3]", dataset=tiny, cache_dir=cache, out=tmp_path / "out")
     temporary = rag_bench.run("retrieval=bm25", "ks=[1,3]", dataset=tiny, cache_dir=cache)
     assert kept.folder == tmp_path / "out" and kept.report.is_file()
-    assert temporary.folder.parent == Path(tempfile.gettempdir()) and temporary.report.is_file()
+    assert temporary.folder.name.startswith("rag-bench-run-") and temporary.report.is_file()
+    assert temporary.folder.parent == Path(evaluate.TEMPORARY_RUNS)  # tests/conftest.py: pytest's, not /tmp
     assert set(kept) == set(temporary) and {"failures", "shortfall", "metrics", "ci95"} <= set(kept)
     pd.testing.assert_frame_equal(kept.metrics, temporary.metrics)
     pd.testing.assert_frame_equal(kept.per_question, temporary.per_question)
