@@ -87,3 +87,12 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         if {"browser", "page"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(autouse=True)
+def _api_run_folders_under_pytest(tmp_path_factory, monkeypatch):
+    """A ``rag_bench.run`` or ``evaluate`` without ``out=`` writes its run folder under pytest's temporary
+    folder (which pytest prunes), not into the system's /tmp; nothing else's temporary files move."""
+    from rag_bench.entry import evaluate
+
+    monkeypatch.setattr(evaluate, "TEMPORARY_RUNS", str(tmp_path_factory.mktemp("runs")))

@@ -114,7 +114,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("entry points", {"entry", "testing"}),
     (
         "verbs and reports",
-        {"report", "gate", "label", "importers", "generate", "synthesize", "contextualize", "rewrite"},
+        {"report", "gate", "label", "importers", "generate", "synthesize", "contextualize", "rewrite", "tracking"},
     ),
     ("run folder and wiring", {"run_folder", "pipeline"}),
     ("config", {"config", "launch"}),

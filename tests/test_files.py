@@ -12,7 +12,7 @@ from rag_bench.core import files
 from rag_bench.data.jsonl import jsonl_bytes
 from rag_bench.data.native import load_dataset
 from rag_bench.entry.cli import main
-from rag_bench.entry.hydra_app import write_hint
+from rag_bench.entry.failing import write_hint
 
 
 def leftovers(folder):

@@ -50,8 +50,10 @@ _BARE = re.compile(r"Error parsing override '([^']*)' missing EQUAL")
 
 
 def usage_hint(message: str) -> str:
-    """``; ...`` with the fix for a dataset option that does not exist (a folder belongs in ``dataset.path``)
-    or an argument that is not KEY=VALUE; "" otherwise."""
+    """``; ...`` with the fix for a dataset option that does not exist (a folder belongs in ``dataset.path``),
+    an argument that is not KEY=VALUE, or a tracking setting without ``tracking=mlflow``; "" otherwise."""
+    if "'hydra.callbacks.mlflow." in message:  # tracking.uri / tracking.experiment (hydra_app.GROUP_ALIASES)
+        return " (fix: tracking.uri and tracking.experiment are settings of tracking=mlflow; add tracking=mlflow)"
     found = _MISSING_DATASET.search(message)
     if found:
         return f" (fix: a dataset folder of your own is dataset.path={found.group(1)}; dataset= names a bundled one)"

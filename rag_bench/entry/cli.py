@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rag_bench.core.errors import ConfigError, RagBenchError
 from rag_bench.core.files import is_write_fault
-from rag_bench.entry.hydra_app import fail, fail_write, write_hint
+from rag_bench.entry.failing import fail, fail_write, write_hint
 
 
 @dataclass(frozen=True)

@@ -5,23 +5,27 @@
     def search(questions: list[str], depth: int) -> list[list[dict]]:
         return [[{"doc_id": "a.md", "text": "..."}] for q in questions]
 
-    metrics = rag_bench.evaluate("kestrel-kb", search, ks=[1, 5, 10])
-    metrics["metrics"]["recall@10"]
+    result = rag_bench.evaluate("kestrel-kb", search, ks=[1, 5, 10])
+    result.metrics.loc["recall@10", "mean"]  # or result["metrics"]["recall@10"], metrics.json's entry
 
 The configuration is composed by Hydra from ``configs/`` with ``overrides`` (the CLI's syntax), so
-defaults, checks and error messages are the CLI's; the run's outputs go to ``out`` when given.
+defaults, checks and error messages are the CLI's; the run folder goes to ``out``, else to a temporary
+folder, and the ``Result`` (``entry/result.py``) is ``rag_bench.run``'s (``entry/api.py``).
 """
 
 from __future__ import annotations
 
 import inspect
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.entry.result import Result
 
 DEFAULT_KS = (1, 3, 5, 10, 20)
+TEMPORARY_RUNS: str | None = None  # where a run without out= writes its folder; None: the system's temporary folder
 
 
 def evaluate(
@@ -34,20 +38,17 @@ def evaluate(
     overrides: Sequence[str] = (),
     out: str | Path | None = None,
     cache_dir: str | Path | None = None,
-) -> dict:
-    """Score ``retriever`` on ``dataset``; return the object the CLI writes as ``metrics.json``.
+) -> Result:
+    """Score ``retriever`` on ``dataset``; return the run's ``Result`` (``result["metrics"]``: metrics.json's).
 
     ``dataset``: a bundled name, a dataset folder, or a loaded ``Dataset``. ``retriever``: a callable
     ``(questions: list[str], depth[, filters]) -> per-question result lists`` (as ``retrieval=python``), an
     object with ``retrieve(queries, depth)`` (rag-bench's ``Retriever`` protocol; it may return
     per-question result lists instead of ``Candidates``), or a LangChain retriever.
-    ``depth``: results kept per question (default: the largest k). ``out``: write the run folder there.
+    ``depth``: results kept per question (default: the largest k). ``out``: the run folder (None: a
+    temporary one).
     """
     from rag_bench.core.workspace import Workspace
-    from rag_bench.data.dataset import load
-    from rag_bench.pipeline.run import run
-    from rag_bench.report.run.outputs import write_run
-    from rag_bench.run_folder.write import config_yaml, metrics_payload
 
     ws = Workspace.open(cache_dir)
     mode, target = describe(retriever)
@@ -62,12 +63,35 @@ def evaluate(
         settings.append(f"retrieval.target={target}")
     if tau is not None:
         settings.append(f"tau={tau}")
-    config = compose_config([*settings, *overrides])
-    loaded = load(config.dataset, ws)
-    result = run(config, ws, wrap(retriever, target or _label(retriever), loaded, config.retrieval.depth))
-    if out is not None:
-        return write_run(result, Path(out), config_yaml(config))
-    return metrics_payload(result)
+    return run_config(compose_config([*settings, *overrides]), out, retriever)
+
+
+def run_config(config, out: str | os.PathLike | None, retriever: object = None) -> Result:
+    """Run a checked ``Config`` into ``out`` (None: a temporary folder) as ``rag-bench`` does; its ``Result``."""
+    from rag_bench.data.dataset import load
+    from rag_bench.entry.hydra_app import PROCESS, advise, compute
+    from rag_bench.entry.result import result_of
+    from rag_bench.run_folder.fingerprint import fingerprint
+
+    folder = output_folder(out, "rag-bench-run-")
+    advise(config)
+    seam = None
+    if retriever is not None:
+        loaded = load(config.dataset, PROCESS.workspace(config.cache_dir))
+        seam = wrap(
+            retriever, getattr(config.retrieval, "target", None) or _label(retriever), loaded, config.retrieval.depth
+        )
+    run_result = compute(config, folder, fingerprint(config), seam)[1]
+    return result_of(run_result, folder)
+
+
+def output_folder(out: str | os.PathLike | None, prefix: str) -> Path:
+    """``out`` (made when missing), else a new temporary folder ``<prefix>...`` in ``TEMPORARY_RUNS``."""
+    if out is None:
+        return Path(tempfile.mkdtemp(prefix=prefix, dir=TEMPORARY_RUNS))
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def compose_config(overrides: Sequence[str]):

@@ -1,53 +1,21 @@
 """The Hydra app behind ``rag-bench [OVERRIDES]`` and ``rag-bench -m ...``: compose, run (or sweep), write.
 
-Also the one-line user errors the console entry (``cli.py``) prints for the verbs too: a ``RagBenchError``,
-a command line Hydra cannot compose, and a file that cannot be written (full disk, read-only or unwritable
-folder, a file where a folder belongs) print one line and exit 2; anything else is a bug and keeps its traceback.
+A command line Hydra cannot compose, a ``RagBenchError`` and a file that cannot be written (full disk,
+read-only or unwritable folder, a file where a folder belongs) print one line and exit 2 (``failing.py``);
+anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
-import ast
 import io
-import re
 import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_bench.core.errors import RagBenchError
-from rag_bench.core.files import check_writable, is_write_fault, naming, os_error_line
-
-USAGE_ERROR = 2
-
-
-def fail(exc: Exception) -> None:
-    """``rag-bench: error: <exc>``, exit 2."""
-    print(f"rag-bench: error: {exc}", file=sys.stderr)
-    sys.exit(USAGE_ERROR)
-
-
-def fail_write(exc: OSError, where: str = "") -> None:
-    """``rag-bench: cannot write <path>: <reason> (fix: ...)``, exit 2."""
-    print(f"rag-bench: {os_error_line(exc, where)}", file=sys.stderr)
-    sys.exit(USAGE_ERROR)
-
-
-RUN_DIR_HINT = "hydra.run.dir=... (hydra.sweep.dir=... with -m) can name a writable folder"
-# the last line of a traceback Hydra printed for an OSError, e.g. ``NotADirectoryError: [Errno 20] Not a
-# directory: '/tmp/x/run'`` (Hydra prints what fails in its own steps: making the run folder, saving .hydra/)
-_PRINTED_OS_ERROR = re.compile(r"^(?:\w+\.)*\w+Error: \[Errno (\d+)\] (.+?): ((['\"]).*\4)$")
-
-
-def printed_os_error(text: str) -> OSError | None:
-    """The write fault whose traceback Hydra printed into ``text`` (its last line), or None."""
-    lines = text.rstrip().splitlines()
-    for line in reversed(lines[-4:]):
-        found = _PRINTED_OS_ERROR.match(line.strip())
-        if found:
-            error = OSError(int(found.group(1)), found.group(2), ast.literal_eval(found.group(3)))
-            return error if is_write_fault(error) else None
-    return None
+from rag_bench.core.files import check_writable, is_write_fault, naming
+from rag_bench.entry.failing import RUN_DIR_HINT, USAGE_ERROR, fail, fail_write, printed_os_error, write_hint
 
 
 def run_hydra(argv: list[str], hint: str = "", dry_run: bool = False) -> None:
@@ -151,8 +119,13 @@ class Process:
 PROCESS = Process()
 
 
-# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``
-GROUP_ALIASES = {"retrieval.index": "retrieval/index"}
+# value-style keys that select a nested config group: ``retrieval.index=hnsw`` is ``retrieval/index=hnsw``; and
+# the settings of tracking=mlflow, which live in its Hydra callback (configs/tracking/mlflow.yaml)
+GROUP_ALIASES = {
+    "retrieval.index": "retrieval/index",
+    "tracking.uri": "hydra.callbacks.mlflow.uri",
+    "tracking.experiment": "hydra.callbacks.mlflow.experiment",
+}
 
 
 def group_alias(override: str) -> str:
@@ -183,7 +156,6 @@ def run_job(cfg) -> float:
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
 
-    from rag_bench.config.hints import conventions_hint
     from rag_bench.config.schema import objective_name, validate
     from rag_bench.report.run.console import console_table, point_line
     from rag_bench.run_folder.fingerprint import fingerprint
@@ -195,8 +167,8 @@ def run_job(cfg) -> float:
     config = None
     try:
         config = validate(cfg)
-        if hydra_cfg.mode == RunMode.MULTIRUN and config.parser.failures == "auto":
-            config.parser.failures = "skip"  # a sweep counts and names a file a parser cannot read, and goes on
+        if hydra_cfg.mode == RunMode.MULTIRUN:
+            as_sweep_point(config)
         if config.budget.capped or (PROCESS.planning is not None and PROCESS.planning.dry):
             line = plan_or_stop(config, hydra_cfg, out_dir)
             if line is not None:  # a dry run's plan, or a point the budget stops
@@ -207,10 +179,7 @@ def run_job(cfg) -> float:
         if payload is not None:
             print(f"skipped: {out_dir} already holds this point's results")
             return maximised(objective_name(config), payload["metrics"].get(objective_name(config), float("nan")))
-        advice = conventions_hint(config)
-        if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
-            PROCESS.hints.add(advice)
-            print(advice, file=sys.stderr)
+        advise(config)
         payload, spent = run_or_serve(config, out_dir, prints)
         if PROCESS.planning is not None:
             PROCESS.planning.spend(spent)
@@ -246,8 +215,7 @@ def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
     (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
     try:
         config = validate(cfg)
-        if config.parser.failures == "auto":
-            config.parser.failures = "skip"  # as run_job's sweep points (and so their run cache keys)
+        as_sweep_point(config)  # as run_job's sweep points (and so their run cache keys)
         planning = PROCESS.planning
         planning.budget = planning.budget or config.budget
         plan = point_plan(config, PROCESS.workspace(config.cache_dir), planning.pending)
@@ -259,33 +227,50 @@ def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
     return float("nan")
 
 
+def as_sweep_point(config) -> None:
+    """A sweep counts and names a file a parser cannot read, and goes on (``parser.failures=auto`` in a sweep)."""
+    if config.parser.failures == "auto":
+        config.parser.failures = "skip"
+
+
+def advise(config) -> None:
+    """Print, once a process, the overrides that make a run follow its dataset's conventions (when they differ)."""
+    from rag_bench.config.hints import conventions_hint
+
+    advice = conventions_hint(config)
+    if advice and advice not in PROCESS.hints:  # its source publishes under other settings: say how, once
+        PROCESS.hints.add(advice)
+        print(advice, file=sys.stderr)
+
+
 def run_or_serve(config, out_dir: Path, prints: dict[str, str]) -> tuple[dict, float]:
     """Serve the outputs of an earlier run of this config on these files (``run_folder/reuse.py``), else run it.
 
     Returns the payload and the estimated API cost spent now (0 when served)."""
+    from rag_bench.run_folder import reuse
+
+    workspace = PROCESS.workspace(config.cache_dir)
+    payload = reuse.serve(workspace.cache, reuse.run_key(config, prints), out_dir)
+    if payload is not None:
+        return payload, 0.0
+    payload, result = compute(config, out_dir, prints)
+    return payload, result.stats.cost_usd
+
+
+def compute(config, out_dir: Path, prints: dict[str, str], retriever=None) -> tuple[dict, object]:
+    """Run the pipeline, write the run folder into ``out_dir`` and keep its files for reuse when they may be
+    served again; return the metrics.json object and the ``pipeline.RunResult``.
+
+    ``retriever``: one built by the caller (the Python API) instead of ``config.retrieval``'s.
+    """
     from rag_bench.pipeline.run import run
     from rag_bench.report.run.outputs import write_outputs
     from rag_bench.run_folder import reuse
     from rag_bench.run_folder.write import config_yaml
 
     workspace = PROCESS.workspace(config.cache_dir)
-    key = reuse.run_key(config, prints)
-    payload = reuse.serve(workspace.cache, key, out_dir)
-    if payload is not None:
-        return payload, 0.0
-    result = run(config, workspace)
+    result = run(config, workspace, retriever)
     payload, written = write_outputs(result, out_dir, config_yaml(config), prints)
     if result.reusable:
-        reuse.keep(workspace.cache, key, written)
-    return payload, result.stats.cost_usd
-
-
-def write_hint(exc: OSError, out_dir: Path | None = None, cache_dir: str | None = None) -> str:
-    """The setting that chooses where the failed file lives: the cache folder, or the run folder."""
-    from rag_bench.core.cache import cache_root
-    from rag_bench.core.files import inside
-
-    cache = cache_root(cache_dir)
-    if inside(exc.filename, cache):
-        return f"cache_dir=... or RAG_BENCH_CACHE (now {cache}) can name a writable folder"
-    return RUN_DIR_HINT if out_dir is not None and inside(exc.filename, out_dir) else ""
+        reuse.keep(workspace.cache, reuse.run_key(config, prints), written)
+    return payload, result

@@ -25,6 +25,7 @@ GROUPS = {
     "expand": "none",
     "diversity": "none",
     "reranker": "none",
+    "tracking": "none",
     "strategy": None,  # presets of strategies (configs/strategy/), none chosen
 }
 

@@ -1,0 +1,1 @@
+"""Experiment tracking: each run or sweep point logged to MLflow (tracking=mlflow), its settings, metrics and files."""
