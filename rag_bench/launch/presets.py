@@ -36,6 +36,7 @@ PRESETS: dict[str, tuple[str, str, str]] = {
     ),
 }
 PLAN_LAUNCHER = "rag_bench_plan"  # hydra/launcher=rag_bench_plan: plans each point of a --dry-run sweep
+PLAN_MODULE = "hydra_plugins.rag_bench_launchers.plan"
 WORKDIR_ENV = "RAG_BENCH_WORKDIR"  # the driver's working directory, for Ray workers
 # the driver's variables a Ray worker needs (workers start with the raylet's environment); only those set are sent
 FORWARDED = ("VOYAGE_API_KEY", "VOYAGE_API_KEY_PATH", "ANTHROPIC_API_KEY", "RAG_BENCH_CLAIM_TIMEOUT", "XDG_CACHE_HOME")
@@ -57,11 +58,12 @@ def register() -> None:
         if node is not None:
             node.name = f"{alias}.yaml"
             launchers[node.name] = node
-    from hydra_plugins.rag_bench_launchers.plan import PlanLauncher, PlanLauncherConf
-
-    plugins.register(PlanLauncher)  # --dry-run's launcher (entry/planning.py)
+    # --dry-run's launcher (entry/planning.py), named by its module as the cluster launchers are: the plugin
+    # sits above rag-bench (it calls the Hydra app), so rag-bench does not import it by name
+    plan = importlib.import_module(PLAN_MODULE)
+    plugins.register(plan.PlanLauncher)
     ConfigStore.instance().store(
-        group="hydra/launcher", name=PLAN_LAUNCHER, node=PlanLauncherConf, provider="rag-bench"
+        group="hydra/launcher", name=PLAN_LAUNCHER, node=plan.PlanLauncherConf, provider="rag-bench"
     )
     if not OmegaConf.has_resolver("rag_bench_cache"):
         OmegaConf.register_new_resolver("rag_bench_cache", lambda: str(default_cache_dir().expanduser().resolve()))
