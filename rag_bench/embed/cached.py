@@ -118,15 +118,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 bar.update(len(mine) - len(batch))
                 wait = POLL_S[0]
                 continue
-            bar.set_postfix_str("waiting for texts another process is embedding")
-            time.sleep(wait)
-            wait = min(wait * 2, POLL_S[1])
-            known = store.refresh()
-            arrived = [k for k in pending if k in known]
-            for key in arrived:
-                del pending[key]
-            bar.update(len(arrived))
-            store.claims.break_stale(pending)
+            wait = _await_others(store, pending, bar, wait)
     return sent
 
 
@@ -168,18 +160,24 @@ def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 continue
             if failure is not None:
                 raise failure
-            bar.set_postfix_str("waiting for texts another process is embedding")
-            time.sleep(wait)
-            wait = min(wait * 2, POLL_S[1])
-            known = store.refresh()
-            arrived = [k for k in pending if k in known]
-            for key in arrived:
-                del pending[key]
-            bar.update(len(arrived))
-            store.claims.break_stale(pending)
+            wait = _await_others(store, pending, bar, wait)
     if failure is not None:
         raise failure
     return sent
+
+
+def _await_others(store: VectorStore, pending: dict[bytes, str], bar, wait: float) -> float:
+    """Sleep ``wait`` while other processes embed the texts they claimed, then drop from ``pending`` those they
+    committed and break the claims of holders that died; returns the next wait (doubling, up to POLL_S[1])."""
+    bar.set_postfix_str("waiting for texts another process is embedding")
+    time.sleep(wait)
+    known = store.refresh()
+    arrived = [k for k in pending if k in known]
+    for key in arrived:
+        del pending[key]
+    bar.update(len(arrived))
+    store.claims.break_stale(pending)
+    return min(wait * 2, POLL_S[1])
 
 
 def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
