@@ -46,6 +46,7 @@ class RunFolder:
             raise DataError(given, "is not a folder", fix=self.fix)
         for name in needs if check else ():
             self.file(name)
+        self._dataset: Dataset | None = None
 
     def file(self, name: str) -> Path:
         """The path of ``name`` in the folder; a DataError when it is missing."""
@@ -125,8 +126,13 @@ class RunFolder:
         return str(dataset["name"]), dataset.get("path")
 
     def dataset(self) -> Dataset:
-        """The dataset the run was scored on, loaded from where its config says; a DataError when its files
-        changed since the run (the run's metrics.json records their fingerprint)."""
+        """The dataset the run was scored on, loaded from where its config says (once per ``RunFolder``); a
+        DataError when its files changed since the run (the run's metrics.json records their fingerprint)."""
+        if self._dataset is None:
+            self._dataset = self._load_dataset()
+        return self._dataset
+
+    def _load_dataset(self) -> Dataset:
         from rag_bench.data.dataset import DatasetConfig
         from rag_bench.data.native import load_dataset
         from rag_bench.run_folder.fingerprint import folder_hash
@@ -145,7 +151,10 @@ class RunFolder:
 
     def parse(self) -> ParseRun | None:
         """The parser settings the run read ``docs/`` files with (None for runs written before parsers, which
-        read them with the default): a run's chunk offsets index its own parse's text, not another's."""
+        read them with the default): a run's chunk offsets index its own parse's text, not another's. Parses go
+        through the run's cache folder when it still exists (keyed by file bytes, parser settings and library
+        versions, so a cached parse is the run's own), so reading a run back parses no file again."""
+        from rag_bench.core.cache import DiskCache, cache_root
         from rag_bench.parse.registry import PARSERS
         from rag_bench.parse.run import ParseRun
 
@@ -155,9 +164,12 @@ class RunFolder:
         values = dict(parser)
         name = values.pop(PARSERS.key, None)
         try:
-            return ParseRun(PARSERS.settings(str(name), **values))
+            settings = PARSERS.settings(str(name), **values)
         except ConfigError as error:
             raise DataError(self.path / "config.yaml", f"parser: {error}", fix=self.fix) from None
+        cache_dir = self.config.get("cache_dir")
+        folder = cache_root(cache_dir if isinstance(cache_dir, str) else None)
+        return ParseRun(settings, DiskCache(folder) if folder.is_dir() else None)
 
     def recorded_fingerprint(self) -> dict[str, str]:
         """The fingerprint metrics.json records ({} for runs written before fingerprints, or without metrics)."""
