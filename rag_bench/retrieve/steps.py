@@ -44,6 +44,20 @@ class UnitTable:
             self.added.append(Chunk(doc_id, start, end, self.documents[doc_id].text[start:end]))
         return self._at[key]
 
+    def index_all(self, doc_ids: Sequence[str], starts: Sequence[int], ends: Sequence[int]) -> list[int]:
+        """``index`` of each span, in order (so new units are added in this order)."""
+        if self._at is None:
+            self._at = {(c.doc_id, c.start, c.end): i for i, c in enumerate(self.base)}
+        at, added, documents, out = self._at, self.added, self.documents, []
+        for key in zip(doc_ids, starts, ends, strict=True):
+            found = at.get(key)
+            if found is None:
+                doc, start, end = key
+                found = at[key] = len(self.base) + len(added)
+                added.append(Chunk(doc, start, end, documents[doc].text[start:end]))
+            out.append(found)
+        return out
+
     def chunks(self) -> Sequence[Chunk]:
         """The table: ``base`` itself when nothing was added (so lists stay on the corpus), else base + units."""
         return self.base if not self.added else [*self.base, *self.added]

@@ -9,8 +9,9 @@ from omegaconf import MISSING
 
 from rag_bench.core.cache import digest
 from rag_bench.retrieve.base import Candidates, Corpus
-from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign, parent_units
+from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, Units, assign_units, level_units
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import UnitTable
 
 STAGE = "expanded"  # the expanded list's name among the run's stages
 
@@ -35,8 +36,8 @@ def hierarchy(cfg: LevelSettings, resources: Resources) -> Hierarchy:
     corpus = resources.corpus
 
     def build() -> Hierarchy:
-        units = parent_units(cfg.level, cfg.heading_depth, resources.dataset.documents, resources.rechunk, cfg.size)
-        return assign(corpus.chunks, units)
+        units = level_units(cfg.level, cfg.heading_depth, resources.dataset.documents, resources.rechunk, cfg.size)
+        return assign_units(corpus.chunks, units)
 
     return resources.workspace.remember("parents", digest(corpus.key, level), build)
 
@@ -48,3 +49,9 @@ def on_corpus(found: Candidates, corpus: Corpus) -> np.ndarray:
     at = {c.id: i for i, c in enumerate(corpus.chunks)}
     table = np.array([at.get(c.id, -1) for c in found.chunks] + [-1], dtype=np.int64)  # last slot: padding
     return table[found.indices]
+
+
+def unit_indices(table: UnitTable, units: Units, chosen: np.ndarray) -> np.ndarray:
+    """The table index of each unit ``chosen`` (added to ``table`` in this order where it holds no such span)."""
+    doc_ids = [units.doc_ids[d] for d in units.doc[chosen].tolist()]
+    return np.array(table.index_all(doc_ids, units.start[chosen].tolist(), units.end[chosen].tolist()), np.int64)

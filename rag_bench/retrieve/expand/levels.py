@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,12 +44,37 @@ class LevelSettings:
 
 
 @dataclass(frozen=True)
+class Units:
+    """Parent units as arrays: unit u is ``doc_ids[doc[u]][start[u]:end[u]]``; in corpus order."""
+
+    doc_ids: list[str]
+    doc: np.ndarray  # (n_units,) int64 index into doc_ids
+    start: np.ndarray
+    end: np.ndarray
+
+    @staticmethod
+    def of(chunks: Sequence[Chunk]) -> Units:
+        number = {d: i for i, d in enumerate(dict.fromkeys([c.doc_id for c in chunks]))}
+        doc = np.array([number[c.doc_id] for c in chunks], dtype=np.int64)
+        start = np.array([c.start for c in chunks], dtype=np.int64)
+        return Units(list(number), doc, start, np.array([c.end for c in chunks], dtype=np.int64))
+
+
+@dataclass(frozen=True)
 class Hierarchy:
     """Parents of one corpus: ``parent_of[c]`` indexes ``parents`` (-1: none), ``children[p]`` counts p's chunks."""
 
-    parents: list[Chunk]
+    units: Units
     parent_of: np.ndarray  # (n_chunks,) int64
     children: np.ndarray  # (n_parents,) int64
+
+    @cached_property
+    def parents(self) -> list[Chunk]:
+        """The units as chunks without their text (made when first asked for)."""
+        u, ids = self.units, self.units.doc_ids
+        return [
+            Chunk(ids[d], s, e, "") for d, s, e in zip(u.doc.tolist(), u.start.tolist(), u.end.tolist(), strict=True)
+        ]
 
 
 def section_ranges(text: str, depth: int) -> list[tuple[int, int]]:
@@ -85,6 +111,47 @@ def parent_units(
     return [u for d in documents for u in trimmed(d, section_ranges(d.text, depth))]
 
 
+def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> Units:
+    """``parent_units`` as arrays; sections and documents are found for all documents at once (one regex
+    pass over their texts joined by line breaks, a strip per document and per heading), not unit by unit."""
+    if level == "chunk":
+        return Units.of(parent_units(level, depth, documents, rechunk, size))
+    texts = [d.text for d in documents]
+    ids = [d.id for d in documents]
+    lead = np.array([len(t) - len(t.lstrip()) for t in texts], dtype=np.int64)  # each document trimmed
+    tail = np.array([len(t.rstrip()) for t in texts], dtype=np.int64)
+    if level == "document":
+        keep = tail > lead
+        return Units(ids, np.flatnonzero(keep), lead[keep], tail[keep])
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    offsets = np.cumsum(lengths + 1) - lengths - 1  # each document's start in the joined text
+    joined = "\n".join(texts)  # a heading's line start is one in its document too
+    heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")  # a line break, then a heading of at most depth #s
+    cuts = np.array([m.start() + 1 for m in heading.finditer(joined)], dtype=np.int64)
+    doc_of_cut = np.searchsorted(offsets, cuts, side="right") - 1
+    inside = cuts > offsets[doc_of_cut]  # a heading at a document's start cuts nothing
+    cuts, doc_of_cut = cuts[inside], doc_of_cut[inside]
+    before = np.array(
+        [_trimmed_end(joined, int(o), c) for o, c in zip(offsets[doc_of_cut].tolist(), cuts.tolist(), strict=True)],
+        dtype=np.int64,
+    )
+    order = np.argsort(np.r_[offsets, cuts], kind="stable")  # documents' first ranges and cuts, in text order
+    doc = np.r_[np.arange(len(texts)), doc_of_cut][order]
+    start = np.r_[lead, cuts - offsets[doc_of_cut]][order]  # a range after a cut starts at its "#"
+    cut_end = np.r_[np.zeros(len(texts), np.int64), before - offsets[doc_of_cut]][order]
+    follows = np.r_[doc[1:] == doc[:-1], False]  # a range of the same document follows: it ends at that cut
+    end = np.where(follows, np.r_[cut_end[1:], 0], tail[doc])
+    keep = end > start
+    return Units(ids, doc[keep], start[keep], end[keep])
+
+
+def _trimmed_end(text: str, low: int, cut: int) -> int:
+    """Where the text before ``cut`` ends once trimmed of whitespace (not before ``low``)."""
+    window = max(low, cut - 64)
+    kept = len(text[window:cut].rstrip())
+    return window + kept if kept or window == low else low + len(text[low:cut].rstrip())
+
+
 def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     """Each chunk's parent: the unit of its document holding most of its characters, the first of equal ones.
 
@@ -92,15 +159,19 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     them). Vectorised: unit j of a chunk's candidates is the one starting at or before the chunk, then the next
     ones while they start before its end.
     """
-    if not parents or not chunks:
-        return Hierarchy(list(parents), np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(parents), np.int64))
-    documents = {d: i for i, d in enumerate(dict.fromkeys([u.doc_id for u in parents]))}
-    unit_doc = np.array([documents[u.doc_id] for u in parents], dtype=np.int64)
-    unit_start = np.array([u.start for u in parents], dtype=np.int64)
-    unit_end = np.array([u.end for u in parents], dtype=np.int64)
-    chunk_doc = np.array([documents.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
+    return assign_units(chunks, Units.of(parents))
+
+
+def assign_units(chunks: Sequence[Chunk], units: Units) -> Hierarchy:
+    """``assign`` with the units as arrays; their documents must come in the order their units do."""
+    number = {d: i for i, d in enumerate(units.doc_ids)}
+    if len(units.doc) == 0 or not chunks:
+        return Hierarchy(units, np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(units.doc), np.int64))
+    unit_doc, unit_start, unit_end = units.doc, units.start, units.end
+    chunk_doc = np.array([number.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
     chunk_start = np.array([c.start for c in chunks], dtype=np.int64)
     chunk_end = np.array([c.end for c in chunks], dtype=np.int64)
+    n_units = len(unit_doc)
     span = max(int(unit_end.max(initial=0)), int(chunk_end.max(initial=0))) + 1
     keys = unit_doc * span + unit_start  # ascending: documents in order, units by start within each
     at = np.searchsorted(keys, chunk_doc * span + chunk_start, side="right") - 1
@@ -110,7 +181,7 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     parent_of = np.full(len(chunks), -1, dtype=np.int64)
     most = np.zeros(len(chunks), dtype=np.int64)
     candidate = at.copy()
-    live = (candidate >= 0) & (candidate < len(parents))
+    live = (candidate >= 0) & (candidate < n_units)
     while live.any():
         u = np.where(live, candidate, 0)
         live &= (unit_doc[u] == chunk_doc) & (unit_start[u] < chunk_end)
@@ -118,6 +189,6 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
         better = live & (held > most)
         parent_of[better], most[better] = u[better], held[better]
         candidate = candidate + 1
-        live &= candidate < len(parents)
-    children = np.bincount(parent_of[parent_of >= 0], minlength=len(parents)).astype(np.int64)
-    return Hierarchy(list(parents), parent_of, children)
+        live &= candidate < n_units
+    children = np.bincount(parent_of[parent_of >= 0], minlength=n_units).astype(np.int64)
+    return Hierarchy(units, parent_of, children)

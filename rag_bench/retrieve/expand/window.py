@@ -41,8 +41,10 @@ class WindowExpander:
         self.size, self.corpus, self.documents = size, corpus, documents
         chunks = corpus.chunks
         n = len(chunks)
-        doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
-        change = np.r_[True, doc_ids[1:] != doc_ids[:-1]] if n else np.zeros(0, bool)
+        doc_ids = [c.doc_id for c in chunks]
+        number = {d: i for i, d in enumerate(dict.fromkeys(doc_ids))}
+        self.doc_ids, self.doc_of = list(number), np.array([number[d] for d in doc_ids], dtype=np.int64)
+        change = np.r_[True, self.doc_of[1:] != self.doc_of[:-1]] if n else np.zeros(0, bool)
         group = np.cumsum(change) - 1
         firsts = np.flatnonzero(change)
         lasts = np.r_[firsts[1:] - 1, n - 1] if n else firsts
@@ -67,10 +69,16 @@ class WindowExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         units = found.indices.copy()
-        chunks = self.corpus.chunks
-        for r, c in zip(*np.nonzero(keep & ~foreign), strict=True):
-            i = int(positions[r, c])
-            units[r, c] = table.index(chunks[i].doc_id, int(self.start[i]), int(self.end[i]))
+        widened = keep & ~foreign
+        keys = key[widened]  # row by row, as the units are added to the table
+        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")  # distinct windows by first appearance
+        chunk = positions[widened][first[order]]
+        doc_ids = [self.doc_ids[d] for d in self.doc_of[chunk].tolist()]
+        added = np.array(table.index_all(doc_ids, self.start[chunk].tolist(), self.end[chunk].tolist()), np.int64)
+        rank = np.empty(len(distinct), dtype=np.int64)
+        rank[order] = np.arange(len(distinct))
+        units[widened] = added[rank[inverse.ravel()]] if len(distinct) else units[widened]
         indices, values = compact(units, found.scores, keep)
         details = {"units": len(table.added), "kept_as_searched": int((keep & foreign).sum())}
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
