@@ -9,7 +9,8 @@ from omegaconf import MISSING
 
 from rag_bench.core.cache import digest
 from rag_bench.retrieve.base import Candidates, Corpus
-from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, Units, assign_units, level_units
+from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign_units
+from rag_bench.retrieve.expand.sections import level_units
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.steps import UnitTable
 
@@ -51,7 +52,9 @@ def on_corpus(found: Candidates, corpus: Corpus) -> np.ndarray:
     return table[found.indices]
 
 
-def unit_indices(table: UnitTable, units: Units, chosen: np.ndarray) -> np.ndarray:
-    """The table index of each unit ``chosen`` (added to ``table`` in this order where it holds no such span)."""
-    doc_ids = [units.doc_ids[d] for d in units.doc[chosen].tolist()]
-    return np.array(table.index_all(doc_ids, units.start[chosen].tolist(), units.end[chosen].tolist()), np.int64)
+def unit_indices(table: UnitTable, tree: Hierarchy, chosen: np.ndarray, own: bool) -> np.ndarray:
+    """The table index of each unit ``chosen`` (added to ``table`` in this order where it holds no such span);
+    ``own``: the table's chunks are the ones ``tree`` assigned (their spans are matched as arrays)."""
+    units, chunks = tree.units, tree.chunks
+    base = (chunks.doc, chunks.start, chunks.end) if own and chunks is not None else None
+    return table.index_spans(units.doc_ids, units.doc[chosen], units.start[chosen], units.end[chosen], base)

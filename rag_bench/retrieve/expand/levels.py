@@ -67,6 +67,7 @@ class Hierarchy:
     units: Units
     parent_of: np.ndarray  # (n_chunks,) int64
     children: np.ndarray  # (n_parents,) int64
+    chunks: Units | None = None  # the chunks' spans, documents numbered as the units' (-1: none of theirs)
 
     @cached_property
     def parents(self) -> list[Chunk]:
@@ -111,47 +112,6 @@ def parent_units(
     return [u for d in documents for u in trimmed(d, section_ranges(d.text, depth))]
 
 
-def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> Units:
-    """``parent_units`` as arrays; sections and documents are found for all documents at once (one regex
-    pass over their texts joined by line breaks, a strip per document and per heading), not unit by unit."""
-    if level == "chunk":
-        return Units.of(parent_units(level, depth, documents, rechunk, size))
-    texts = [d.text for d in documents]
-    ids = [d.id for d in documents]
-    lead = np.array([len(t) - len(t.lstrip()) for t in texts], dtype=np.int64)  # each document trimmed
-    tail = np.array([len(t.rstrip()) for t in texts], dtype=np.int64)
-    if level == "document":
-        keep = tail > lead
-        return Units(ids, np.flatnonzero(keep), lead[keep], tail[keep])
-    lengths = np.array([len(t) for t in texts], dtype=np.int64)
-    offsets = np.cumsum(lengths + 1) - lengths - 1  # each document's start in the joined text
-    joined = "\n".join(texts)  # a heading's line start is one in its document too
-    heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")  # a line break, then a heading of at most depth #s
-    cuts = np.array([m.start() + 1 for m in heading.finditer(joined)], dtype=np.int64)
-    doc_of_cut = np.searchsorted(offsets, cuts, side="right") - 1
-    inside = cuts > offsets[doc_of_cut]  # a heading at a document's start cuts nothing
-    cuts, doc_of_cut = cuts[inside], doc_of_cut[inside]
-    before = np.array(
-        [_trimmed_end(joined, int(o), c) for o, c in zip(offsets[doc_of_cut].tolist(), cuts.tolist(), strict=True)],
-        dtype=np.int64,
-    )
-    order = np.argsort(np.r_[offsets, cuts], kind="stable")  # documents' first ranges and cuts, in text order
-    doc = np.r_[np.arange(len(texts)), doc_of_cut][order]
-    start = np.r_[lead, cuts - offsets[doc_of_cut]][order]  # a range after a cut starts at its "#"
-    cut_end = np.r_[np.zeros(len(texts), np.int64), before - offsets[doc_of_cut]][order]
-    follows = np.r_[doc[1:] == doc[:-1], False]  # a range of the same document follows: it ends at that cut
-    end = np.where(follows, np.r_[cut_end[1:], 0], tail[doc])
-    keep = end > start
-    return Units(ids, doc[keep], start[keep], end[keep])
-
-
-def _trimmed_end(text: str, low: int, cut: int) -> int:
-    """Where the text before ``cut`` ends once trimmed of whitespace (not before ``low``)."""
-    window = max(low, cut - 64)
-    kept = len(text[window:cut].rstrip())
-    return window + kept if kept or window == low else low + len(text[low:cut].rstrip())
-
-
 def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     """Each chunk's parent: the unit of its document holding most of its characters, the first of equal ones.
 
@@ -171,6 +131,7 @@ def assign_units(chunks: Sequence[Chunk], units: Units) -> Hierarchy:
     chunk_doc = np.array([number.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
     chunk_start = np.array([c.start for c in chunks], dtype=np.int64)
     chunk_end = np.array([c.end for c in chunks], dtype=np.int64)
+    spans = Units(units.doc_ids, chunk_doc, chunk_start, chunk_end)
     n_units = len(unit_doc)
     span = max(int(unit_end.max(initial=0)), int(chunk_end.max(initial=0))) + 1
     keys = unit_doc * span + unit_start  # ascending: documents in order, units by start within each
@@ -191,4 +152,4 @@ def assign_units(chunks: Sequence[Chunk], units: Units) -> Hierarchy:
         candidate = candidate + 1
         live &= candidate < n_units
     children = np.bincount(parent_of[parent_of >= 0], minlength=n_units).astype(np.int64)
-    return Hierarchy(units, parent_of, children)
+    return Hierarchy(units, parent_of, children, spans)

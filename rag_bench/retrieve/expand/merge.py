@@ -60,7 +60,7 @@ class MergeExpander:
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)
         returned = np.unique(parent[keep & chosen])  # in parent order, as the units are added to the table
-        unit_of[returned] = unit_indices(table, self.parents.units, returned)
+        unit_of[returned] = unit_indices(table, self.parents, returned, own=found.chunks is self.corpus.chunks)
         units = np.where(chosen, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
         merged = len(np.unique(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0

@@ -39,8 +39,8 @@ class ParentExpander:
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        own = found.chunks is self.corpus.chunks
-        parent_of = self.parents.parent_of if own else assign_units(found.chunks, self.parents.units).parent_of
+        tree = self.parents if found.chunks is self.corpus.chunks else assign_units(found.chunks, self.parents.units)
+        parent_of = tree.parent_of
         n_parents = len(self.parents.children)
         valid = found.indices >= 0
         chunk = np.where(valid, found.indices, 0)
@@ -50,7 +50,7 @@ class ParentExpander:
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)  # parent -> its table index (last slot: none)
         returned = np.unique(parent[keep & (parent >= 0)])  # in parent order, as the units are added to the table
-        unit_of[returned] = unit_indices(table, self.parents.units, returned)
+        unit_of[returned] = unit_indices(table, tree, returned, own=True)
         units = np.where(parent >= 0, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
         details = {

@@ -52,10 +52,11 @@ class WindowExpander:
         self.lo = np.maximum(firsts[group], at - size) if n else at  # (n_chunks,) first and last chunk of each window
         self.hi = np.minimum(lasts[group], at + size) if n else at
         ends = np.array([c.end for c in chunks], dtype=np.int64)
+        self.chunk_start, self.chunk_end = np.array([c.start for c in chunks], dtype=np.int64), ends
         self.end = ends.copy()
         for shift in range(1, size + 1):  # the window's end: the largest end of its chunks (overlapping chunks)
             self.end = np.maximum(self.end, np.where(at + shift <= self.hi, ends[np.minimum(at + shift, n - 1)], 0))
-        self.start = np.array([c.start for c in chunks], dtype=np.int64)[self.lo] if n else at
+        self.start = self.chunk_start[self.lo] if n else at
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
@@ -70,15 +71,9 @@ class WindowExpander:
         table = UnitTable(found.chunks, self.documents)
         units = found.indices.copy()
         widened = keep & ~foreign
-        keys = key[widened]  # row by row, as the units are added to the table
-        distinct, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        order = np.argsort(first, kind="stable")  # distinct windows by first appearance
-        chunk = positions[widened][first[order]]
-        doc_ids = [self.doc_ids[d] for d in self.doc_of[chunk].tolist()]
-        added = np.array(table.index_all(doc_ids, self.start[chunk].tolist(), self.end[chunk].tolist()), np.int64)
-        rank = np.empty(len(distinct), dtype=np.int64)
-        rank[order] = np.arange(len(distinct))
-        units[widened] = added[rank[inverse.ravel()]] if len(distinct) else units[widened]
+        chunk = positions[widened]  # row by row, as the units are added to the table
+        base = (self.doc_of, self.chunk_start, self.chunk_end) if found.chunks is self.corpus.chunks else None
+        units[widened] = table.index_spans(self.doc_ids, self.doc_of[chunk], self.start[chunk], self.end[chunk], base)
         indices, values = compact(units, found.scores, keep)
         details = {"units": len(table.added), "kept_as_searched": int((keep & foreign).sum())}
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
