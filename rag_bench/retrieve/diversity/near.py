@@ -83,6 +83,8 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     valid = slots >= 0
     at = np.where(valid, slots, 0)
     out = np.zeros(slots.shape, dtype=bool)
+    if not valid.any():
+        return out
     empty = valid & (sizes[at] == 0)  # texts without a word are near-identical to each other
     out |= empty & (np.cumsum(empty, axis=1) > 1)
     prefix = np.where(valid, sizes[at] - np.ceil(threshold * sizes[at] - 1e-9).astype(np.int64) + 1, 0)
