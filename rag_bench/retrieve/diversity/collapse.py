@@ -46,9 +46,12 @@ class ShingleStore:
         missing = list(dict.fromkeys(t for t in texts if t not in self.number))
         if missing:
             values, offsets = shingle_sets(missing)
+            if self.number:
+                self.offsets = np.r_[self.offsets, offsets[1:] + self.offsets[-1]]
+                self.values = np.concatenate([self.values, values])
+            else:
+                self.values, self.offsets = values, offsets
             self.number.update(zip(missing, range(len(self.number), len(self.number) + len(missing)), strict=True))
-            self.offsets = np.r_[self.offsets, offsets[1:] + self.offsets[-1]]
-            self.values = np.concatenate([self.values, values])
         return np.fromiter(map(self.number.__getitem__, texts), dtype=np.int64, count=len(texts))
 
 

@@ -25,40 +25,41 @@ _MARKS = ("\x00", "\x01", "\x02", "\x03")  # the word between two texts: one no 
 
 
 def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The words of every text (``text.lower().split()``), text after text, each as ``hash(word)`` (uint64),
-    and each text's number of words. With the BM25 extension built (``index/bm25/compiled.py``), the words
-    of all texts are numbered in one pass in C, texts apart by a mark word no text holds, and only the
-    distinct words are hashed."""
+    """The words of every text (``text.lower().split()``) as ``hash(word)`` (uint64), text after text, each text
+    followed by one more word (a mark, hash 0), and where each text's mark is. With the BM25 extension built
+    (``index/bm25/compiled.py``), the words of all texts are numbered in one pass in C, texts apart by a
+    mark word no text holds, and only the distinct words are hashed."""
     plain = all(map(str.isascii, texts))  # then lower-cased at once, and str.split's whitespace is the extension's
     parts = texts if plain else [" ".join(t.lower().split()) for t in texts]  # Unicode spaces: single spaces
-    every = " ".join(parts)
-    mark = next((m for m in _MARKS if m not in every), None)
-    if compiled.LOOPS is None or mark is None or not texts:
-        lists = [t.lower().split() for t in texts]
-        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        return np.fromiter(map(hash, chain.from_iterable(lists)), dtype=np.int64).view(np.uint64), counts
-    data = f" {mark} ".join(parts) + f" {mark}"
-    codes, words = compiled.number_words((data.lower() if plain else data).encode("utf-8"))
-    at = np.flatnonzero(codes == words.index(mark))  # each text's end
-    counts = np.diff(np.r_[-1, at]) - 1
-    hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words)).view(np.uint64)
-    return hashes[np.delete(codes, at)], counts
+    for mark in _MARKS if compiled.LOOPS is not None and texts else ():
+        data = f" {mark} ".join(parts) + f" {mark}"
+        if data.count(mark) == len(texts):  # no text holds the mark
+            codes, words = compiled.number_words((data.lower() if plain else data).encode("utf-8"))
+            hashes = np.fromiter(map(hash, words), dtype=np.int64, count=len(words)).view(np.uint64)
+            hashes[words.index(mark)] = 0
+            stream = hashes[codes]
+            return stream, np.flatnonzero(codes == words.index(mark))
+    lists = [[*t.lower().split(), ""] for t in texts]
+    ends = np.cumsum(np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))) - 1
+    stream = np.fromiter(map(hash, chain.from_iterable(lists)), dtype=np.int64).view(np.uint64)
+    stream[ends] = 0
+    return stream, ends
 
 
 def shingle_sets(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Every text's distinct shingle hashes, sorted: (values, offsets) with text i's set
     ``values[offsets[i]:offsets[i + 1]]`` (empty for a text with no word)."""
-    words, count = _word_hashes(texts)
-    ends = np.cumsum(count)
-    padded = np.r_[words, np.zeros(2, np.uint64)]
-    values = padded[:-2] * _MIX[0]  # the shingle starting at each word; wrapping modulo 2^64, as core.shingles
-    values += padded[1:-1] * _MIX[1]
-    values += padded[2:]
+    words, ends = _word_hashes(texts)  # ends[i]: the mark after text i's words
+    count = np.diff(np.r_[-1, ends]) - 1
+    values = words * _MIX[0]  # the shingle starting at each word; wrapping modulo 2^64, as core.shingles
+    values[:-1] += words[1:] * _MIX[1]
+    values[:-2] += words[2:]
     short = ends[(count == 1) | (count == 2)]  # one shingle of the words padded with 0
     values[short - 1] = words[short - 1] * _MIX[0]  # one word
     two = ends[count == 2]
     values[two - 2] = words[two - 2] * _MIX[0] + words[two - 1] * _MIX[1]
     start = np.ones(len(words), dtype=bool)  # which words start a shingle: all but each text's last two
+    start[ends] = False
     start[ends[count >= 3] - 1] = False
     start[ends[count >= 3] - 2] = False
     start[two - 1] = False
