@@ -103,6 +103,13 @@ def pack(rows: Sequence[Sequence[int]], scores: Sequence[Sequence[float]], width
     return indices, values
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-d array, ascending: ``np.unique(values)`` by a sort (numpy 2's hash-based
+    ``unique`` takes milliseconds where the sort takes a fraction of one on a list of lists' entries)."""
+    ordered = np.sort(values, axis=None)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
 def first_in_row(keys: np.ndarray) -> np.ndarray:
     """(n, w) bool: True at the first entry of each key in its row; keys < 0 (padding) are never kept.
 

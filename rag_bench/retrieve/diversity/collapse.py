@@ -21,6 +21,7 @@ from rag_bench.retrieve.base import Candidates, RetrievalStats
 from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
 from rag_bench.retrieve.diversity.near import copied, shingle_sets
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import distinct
 
 
 @dataclass
@@ -66,7 +67,7 @@ class Collapser:
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
         valid = found.indices >= 0
-        used = np.unique(found.indices[valid])
+        used = distinct(found.indices[valid])
         set_of = np.full(len(found.chunks) + 1, -1, dtype=np.int64)  # table index -> its text's set (last: padding)
         set_of[used] = self.store.numbers([found.chunks[c].text for c in used.tolist()])
         copies = copied(set_of[found.indices], self.store.values, self.store.offsets, self.threshold)

@@ -25,6 +25,7 @@ from rag_bench.retrieve.base import Candidates, RetrievalStats
 from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
 from rag_bench.retrieve.fusion.convex import minmax
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import distinct
 
 ROW_BLOCK = 256  # questions picked together: (256, width, width) similarities
 
@@ -76,7 +77,7 @@ class MMR:
             matrix = ws.remember("corpus-matrix", key, lambda: store.matrix([text_key(p) for p in corpus.passages]))
             if matrix is not None:
                 return matrix, np.r_[np.arange(len(corpus.chunks)), 0], 0
-        used = np.unique(found.indices[found.indices >= 0])
+        used = distinct(found.indices[found.indices >= 0])
         out = np.zeros((len(used) + 1, embedder.dimension), dtype=np.float32)
         texts = [found.chunks[c].indexed_text for c in used.tolist()]
         vectors, stats = embed_cached(embedder, store, texts, "document", "mmr")

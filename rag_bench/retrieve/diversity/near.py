@@ -20,6 +20,7 @@ import numpy as np
 
 from rag_bench.core.shingles import _MIX, jaccard
 from rag_bench.index.bm25 import compiled
+from rag_bench.retrieve.steps import distinct
 
 _MARKS = ("\x00", "\x01", "\x02", "\x03")  # the word between two texts: one no text holds
 
@@ -110,7 +111,7 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     earlier = hit[np.repeat(first, depth) + np.arange(int(depth.sum())) - np.repeat(np.cumsum(depth) - depth, depth)]
     a, b = owner[earlier], owner[later]
     one_list = (a // width) == (b // width)  # a key shared by two lists' shingles is no pair
-    pairs = np.unique(a[one_list] * (n * width) + b[one_list])
+    pairs = distinct(a[one_list] * (n * width) + b[one_list])
     flat, seen = out.ravel(), {}
     for pair in pairs.tolist():  # in list order of the lower candidate, then of the higher
         a, b = divmod(pair, n * width)

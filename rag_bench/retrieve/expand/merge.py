@@ -20,7 +20,7 @@ from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, on_corpus, unit_indices
 from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
+from rag_bench.retrieve.steps import UnitTable, compact, distinct, first_in_row
 
 
 @dataclass
@@ -59,11 +59,11 @@ class MergeExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)
-        returned = np.unique(parent[keep & chosen])  # in parent order, as the units are added to the table
+        returned = distinct(parent[keep & chosen])  # in parent order, as the units are added to the table
         unit_of[returned] = unit_indices(table, self.parents, returned, own=found.chunks is self.corpus.chunks)
         units = np.where(chosen, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
-        merged = len(np.unique(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0
+        merged = len(distinct(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0
         details = {"units": int((unit_of >= 0).sum()), "merged_per_question": merged / max(n, 1)}
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
         return Candidates(table.chunks(), indices, values, stats)

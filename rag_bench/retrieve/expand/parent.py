@@ -18,7 +18,7 @@ from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, unit_indices
 from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign_units
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
+from rag_bench.retrieve.steps import UnitTable, compact, distinct, first_in_row
 
 
 @dataclass
@@ -49,7 +49,7 @@ class ParentExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)  # parent -> its table index (last slot: none)
-        returned = np.unique(parent[keep & (parent >= 0)])  # in parent order, as the units are added to the table
+        returned = distinct(parent[keep & (parent >= 0)])  # in parent order, as the units are added to the table
         unit_of[returned] = unit_indices(table, tree, returned, own=True)
         units = np.where(parent >= 0, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
