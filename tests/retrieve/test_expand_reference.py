@@ -234,3 +234,15 @@ def test_index_spans_equals_index_one_span_at_a_time(seed):
             (c.doc_id, c.start, c.end, c.text) for c in expected.added
         ]
         assert table.index(*spans[-1]) == wanted[-1]  # index() after them finds the same units
+
+
+@pytest.mark.parametrize(
+    "texts", [[], [""], ["  \n"], ["", "# x\n\n## y"], ["#", "\n# a"], ["## a\n" + " " * 40 + "\n## b  \t\n"]]
+)
+def test_units_of_empty_and_whitespace_documents(texts):
+    docs = [Document(f"d{i}", t) for i, t in enumerate(texts)]
+    for level in ("section", "document"):
+        units = level_units(level, 6, docs, None, 0)
+        spans = list(zip(units.doc.tolist(), units.start.tolist(), units.end.tolist(), strict=True))
+        expected = [(u.doc_id, u.start, u.end) for u in parent_units(level, 6, docs, None, 0)]
+        assert [(units.doc_ids[d], s, e) for d, s, e in spans] == expected

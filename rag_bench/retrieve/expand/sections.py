@@ -35,7 +35,7 @@ def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: 
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     offsets = np.cumsum(lengths + 1) - lengths - 1  # each document's start in the joined text
     joined = "\n".join(texts)
-    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) if joined.isascii() else None
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) if joined and joined.isascii() else None
     lead = _leading(joined, raw, offsets, offsets + lengths)  # each document trimmed
     tail = _trimmed_ends(joined, raw, offsets + lengths, offsets) - offsets
     if level == "document":
