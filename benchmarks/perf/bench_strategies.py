@@ -14,6 +14,7 @@ strategy's share (tenths of a second). Corpus: 10,000 Markdown documents of five
 
 from __future__ import annotations
 
+import os
 import tempfile
 
 import numpy as np
@@ -94,6 +95,7 @@ def main() -> None:
     def fuse(fusion: Fusion):
         return fusion.fuse([(p.indices, p.scores) for p in found.parts.values()], [1.0, 1.0], ["bm25", "dense"])
 
+    load = os.getloadavg()[0]
     with single_thread():
         found = stage()  # warms the page cache and the matrix entry; its lists feed every step below
         timed = {"stage": stage, "rrf": lambda: fuse(Fusion("rrf"))}
@@ -106,7 +108,7 @@ def main() -> None:
     details = [
         f"{N_DOCS * SECTIONS:,} chunks x {N_QUERIES:,} questions, depth {DEPTH} per index, dim {DIM}",
         f"retrieval stage alone (BM25 build + search, dense search, RRF): {base:.2f} s (best of {REPEATS})",
-        f"RRF itself: {rrf_seconds * 1000:.1f} ms",
+        f"RRF itself: {rrf_seconds * 1000:.1f} ms; load average {load:.2f} -> {os.getloadavg()[0]:.2f}",
     ]
     details += [f"{label:32s} adds {s:6.3f} s   ratio {(base + s) / base:.3f}" for label, s in added.items()]
     checks = [

@@ -5,6 +5,7 @@ default, the rule of the ``crowded-out`` failure class). A candidate near-identi
 candidate of its list is dropped, and the ones below move up. Repeated
 boilerplate and duplicated documents then take one slot of the top k instead of several.
 Example: [a, b, a', c] with a' near a returns [a, b, c].
+Every list is collapsed at once (``near.py``): each distinct text is shingled once, in bulk.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
-from rag_bench.core.shingles import NEAR_IDENTICAL, first_copies, shingles
+from rag_bench.core.shingles import NEAR_IDENTICAL
 from rag_bench.retrieve.base import Candidates, RetrievalStats
 from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
+from rag_bench.retrieve.diversity.near import copied, shingle_sets
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import distinct
 
 
 @dataclass
@@ -31,40 +34,58 @@ class CollapseConfig(DiversityConfig):
             raise ConfigError(f"diversity.threshold ({self.threshold}) must lie in (0, 1], e.g. 0.9")
 
 
+class ShingleStore:
+    """The shingle sets of every text seen so far in a process: set i of ``number[text]`` = i is
+    ``values[offsets[i]:offsets[i + 1]]`` (``near.shingle_sets``); texts are added in bulk."""
+
+    def __init__(self) -> None:
+        self.number: dict[str, int] = {}
+        self.values, self.offsets = np.zeros(0, np.uint64), np.zeros(1, np.int64)
+
+    def numbers(self, texts: list[str]) -> np.ndarray:
+        """Each text's set number, the texts not seen before shingled (all of them at once)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self.number))
+        if missing:
+            values, offsets = shingle_sets(missing)
+            if self.number:
+                self.offsets = np.r_[self.offsets, offsets[1:] + self.offsets[-1]]
+                self.values = np.concatenate([self.values, values])
+            else:
+                self.values, self.offsets = values, offsets
+            self.number.update(zip(missing, range(len(self.number), len(self.number) + len(missing)), strict=True))
+        return np.fromiter(map(self.number.__getitem__, texts), dtype=np.int64, count=len(texts))
+
+
 class Collapser:
-    """Near-identical lower candidates dropped from each list (``memo``: text -> shingles, kept across runs)."""
+    """Near-identical lower candidates dropped from each list (``store``: shingle sets, kept across runs)."""
 
     stage = STAGE
 
-    def __init__(self, threshold: float, memo: dict[str, np.ndarray]) -> None:
-        self.threshold, self.memo = threshold, memo
+    def __init__(self, threshold: float, store: ShingleStore) -> None:
+        self.threshold, self.store = threshold, store
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        texts = [c.text for c in found.chunks]
+        valid = found.indices >= 0
+        used = distinct(found.indices[valid])
+        set_of = np.full(len(found.chunks) + 1, -1, dtype=np.int64)  # table index -> its text's set (last: padding)
+        set_of[used] = self.store.numbers([found.chunks[c].text for c in used.tolist()])
+        copies = copied(set_of[found.indices], self.store.values, self.store.offsets, self.threshold)
+        keep = valid & ~copies
+        rows, columns = np.nonzero(keep)
+        position = np.cumsum(keep, axis=1)[rows, columns] - 1
         indices = np.full_like(found.indices, -1)
         scores = np.full_like(found.scores, -np.inf)
-        dropped = []
-        for q, row in enumerate(found.indices):
-            at = np.flatnonzero(row >= 0)
-            sets = [self._shingles(texts[c]) for c in row[at].tolist()]
-            keep = at[first_copies(sets, self.threshold) < 0]
-            indices[q, : len(keep)], scores[q, : len(keep)] = row[keep], found.scores[q, keep]
-            dropped.append(len(at) - len(keep))
+        indices[rows, position], scores[rows, position] = found.indices[rows, columns], found.scores[rows, columns]
+        dropped = valid.sum(axis=1) - keep.sum(axis=1)
         details = {
-            "dropped_per_question": float(np.mean(dropped)) if dropped else 0.0,
+            "dropped_per_question": float(np.mean(dropped)) if len(dropped) else 0.0,
             "questions_with_drops": int(np.count_nonzero(dropped)),
         }
         return Candidates(
             found.chunks, indices, scores, RetrievalStats(seconds=time.perf_counter() - start, details=details)
         )
 
-    def _shingles(self, text: str) -> np.ndarray:
-        found = self.memo.get(text)
-        if found is None:
-            found = self.memo[text] = shingles(text)
-        return found
-
 
 def build(cfg: CollapseConfig, resources: Resources) -> Collapser:
-    return Collapser(cfg.threshold, resources.workspace.remember("shingles", "texts", dict))
+    return Collapser(cfg.threshold, resources.workspace.remember("shingles", "texts", ShingleStore))

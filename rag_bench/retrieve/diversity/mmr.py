@@ -25,6 +25,7 @@ from rag_bench.retrieve.base import Candidates, RetrievalStats
 from rag_bench.retrieve.diversity.base import STAGE, DiversityConfig
 from rag_bench.retrieve.fusion.convex import minmax
 from rag_bench.retrieve.resources import Resources
+from rag_bench.retrieve.steps import distinct
 
 ROW_BLOCK = 256  # questions picked together: (256, width, width) similarities
 
@@ -49,17 +50,14 @@ class MMR:
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        used = np.unique(found.indices[found.indices >= 0])
-        padded, embedded = self._vectors(found, used)  # (len(used) + 1, dim) unit rows; the last: zeros (padding)
-        slot = np.full(len(found.chunks) + 1, len(used), dtype=np.int64)  # table index -> row of ``padded``
-        slot[used] = np.arange(len(used))
+        vectors, row_of, embedded = self._vectors(found)  # row_of: table index -> row of vectors (last: padding)
         valid = found.indices >= 0
         relevance, _ = minmax(np.where(valid, found.scores, 0.0), valid)
         indices = np.full_like(found.indices, -1)
         scores = np.full_like(found.scores, -np.inf)
         for first in range(0, len(found.indices), ROW_BLOCK):
             rows = slice(first, first + ROW_BLOCK)
-            block = padded[slot[found.indices[rows]]]  # (b, width, dim)
+            block = np.asarray(vectors[row_of[found.indices[rows]]])  # (b, width, dim); padding: any row, never picked
             order, values = pick(relevance[rows], block @ block.transpose(0, 2, 1), valid[rows], self.lambda_)
             indices[rows] = np.where(order >= 0, np.take_along_axis(found.indices[rows], np.maximum(order, 0), 1), -1)
             scores[rows] = values
@@ -67,23 +65,26 @@ class MMR:
         stats = RetrievalStats(embedded=embedded, seconds=time.perf_counter() - start, details=details)
         return Candidates(found.chunks, indices, scores, stats)
 
-    def _vectors(self, found: Candidates, used: np.ndarray) -> tuple[np.ndarray, int]:
-        """(len(used) + 1, dim) float32: the document vectors of the chunks ``used`` (their indexed text), then a
-        row of zeros; embedded only when not cached. On the corpus's own table, the corpus matrix a dense index
-        left in the cache serves them."""
+    def _vectors(self, found: Candidates) -> tuple[np.ndarray, np.ndarray, int]:
+        """The document vectors of the table's chunks (their indexed text) as (vectors, row_of, embedded):
+        chunk c's vector is ``vectors[row_of[c]]`` (``row_of[-1]``: a row for padding). On the corpus's own
+        table, the corpus matrix a dense index left in the cache serves them as it is (memory-mapped);
+        else the chunks the lists hold are embedded where not cached, after a row of zeros."""
         embedder, ws, corpus = self.resources.embedder, self.resources.workspace, self.resources.corpus
         store = vector_store(ws, embedder, "document")
-        out = np.zeros((len(used) + 1, embedder.dimension), dtype=np.float32)
-        if found.chunks is corpus.chunks:
+        if found.chunks is corpus.chunks and corpus.chunks:
             key = digest("mmr-corpus", corpus.key, embedder.name, embedder.dimension)
             matrix = ws.remember("corpus-matrix", key, lambda: store.matrix([text_key(p) for p in corpus.passages]))
             if matrix is not None:
-                out[:-1] = matrix[used]
-                return out, 0
+                return matrix, np.r_[np.arange(len(corpus.chunks)), 0], 0
+        used = distinct(found.indices[found.indices >= 0])
+        out = np.zeros((len(used) + 1, embedder.dimension), dtype=np.float32)
         texts = [found.chunks[c].indexed_text for c in used.tolist()]
         vectors, stats = embed_cached(embedder, store, texts, "document", "mmr")
-        out[:-1] = vectors
-        return out, stats.embedded
+        out[1:] = vectors
+        row_of = np.zeros(len(found.chunks) + 1, dtype=np.int64)  # padding and chunks no list holds: zeros
+        row_of[used] = np.arange(1, len(used) + 1)
+        return out, row_of, stats.embedded
 
 
 def pick(

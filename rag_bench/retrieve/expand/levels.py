@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -43,12 +44,38 @@ class LevelSettings:
 
 
 @dataclass(frozen=True)
+class Units:
+    """Parent units as arrays: unit u is ``doc_ids[doc[u]][start[u]:end[u]]``; in corpus order."""
+
+    doc_ids: list[str]
+    doc: np.ndarray  # (n_units,) int64 index into doc_ids
+    start: np.ndarray
+    end: np.ndarray
+
+    @staticmethod
+    def of(chunks: Sequence[Chunk]) -> Units:
+        number = {d: i for i, d in enumerate(dict.fromkeys([c.doc_id for c in chunks]))}
+        doc = np.array([number[c.doc_id] for c in chunks], dtype=np.int64)
+        start = np.array([c.start for c in chunks], dtype=np.int64)
+        return Units(list(number), doc, start, np.array([c.end for c in chunks], dtype=np.int64))
+
+
+@dataclass(frozen=True)
 class Hierarchy:
     """Parents of one corpus: ``parent_of[c]`` indexes ``parents`` (-1: none), ``children[p]`` counts p's chunks."""
 
-    parents: list[Chunk]
+    units: Units
     parent_of: np.ndarray  # (n_chunks,) int64
     children: np.ndarray  # (n_parents,) int64
+    chunks: Units | None = None  # the chunks' spans, documents numbered as the units' (-1: none of theirs)
+
+    @cached_property
+    def parents(self) -> list[Chunk]:
+        """The units as chunks without their text (made when first asked for)."""
+        u, ids = self.units, self.units.doc_ids
+        return [
+            Chunk(ids[d], s, e, "") for d, s, e in zip(u.doc.tolist(), u.start.tolist(), u.end.tolist(), strict=True)
+        ]
 
 
 def section_ranges(text: str, depth: int) -> list[tuple[int, int]]:
@@ -92,15 +119,20 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     them). Vectorised: unit j of a chunk's candidates is the one starting at or before the chunk, then the next
     ones while they start before its end.
     """
-    if not parents or not chunks:
-        return Hierarchy(list(parents), np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(parents), np.int64))
-    documents = {d: i for i, d in enumerate(dict.fromkeys([u.doc_id for u in parents]))}
-    unit_doc = np.array([documents[u.doc_id] for u in parents], dtype=np.int64)
-    unit_start = np.array([u.start for u in parents], dtype=np.int64)
-    unit_end = np.array([u.end for u in parents], dtype=np.int64)
-    chunk_doc = np.array([documents.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
+    return assign_units(chunks, Units.of(parents))
+
+
+def assign_units(chunks: Sequence[Chunk], units: Units) -> Hierarchy:
+    """``assign`` with the units as arrays; their documents must come in the order their units do."""
+    number = {d: i for i, d in enumerate(units.doc_ids)}
+    if len(units.doc) == 0 or not chunks:
+        return Hierarchy(units, np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(units.doc), np.int64))
+    unit_doc, unit_start, unit_end = units.doc, units.start, units.end
+    chunk_doc = np.array([number.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
     chunk_start = np.array([c.start for c in chunks], dtype=np.int64)
     chunk_end = np.array([c.end for c in chunks], dtype=np.int64)
+    spans = Units(units.doc_ids, chunk_doc, chunk_start, chunk_end)
+    n_units = len(unit_doc)
     span = max(int(unit_end.max(initial=0)), int(chunk_end.max(initial=0))) + 1
     keys = unit_doc * span + unit_start  # ascending: documents in order, units by start within each
     at = np.searchsorted(keys, chunk_doc * span + chunk_start, side="right") - 1
@@ -110,7 +142,7 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
     parent_of = np.full(len(chunks), -1, dtype=np.int64)
     most = np.zeros(len(chunks), dtype=np.int64)
     candidate = at.copy()
-    live = (candidate >= 0) & (candidate < len(parents))
+    live = (candidate >= 0) & (candidate < n_units)
     while live.any():
         u = np.where(live, candidate, 0)
         live &= (unit_doc[u] == chunk_doc) & (unit_start[u] < chunk_end)
@@ -118,6 +150,6 @@ def assign(chunks: Sequence[Chunk], parents: Sequence[Chunk]) -> Hierarchy:
         better = live & (held > most)
         parent_of[better], most[better] = u[better], held[better]
         candidate = candidate + 1
-        live &= candidate < len(parents)
-    children = np.bincount(parent_of[parent_of >= 0], minlength=len(parents)).astype(np.int64)
-    return Hierarchy(list(parents), parent_of, children)
+        live &= candidate < n_units
+    children = np.bincount(parent_of[parent_of >= 0], minlength=n_units).astype(np.int64)
+    return Hierarchy(units, parent_of, children, spans)

@@ -17,10 +17,10 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
-from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, on_corpus
+from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, on_corpus, unit_indices
 from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
+from rag_bench.retrieve.steps import UnitTable, compact, distinct, first_in_row
 
 
 @dataclass
@@ -46,7 +46,7 @@ class MergeExpander:
         start = time.perf_counter()
         positions = on_corpus(found, self.corpus)  # (n, width) corpus index, -1: padding or not the corpus's
         n, width = positions.shape
-        n_parents = len(self.parents.parents)
+        n_parents = len(self.parents.children)
         parent = np.where(positions >= 0, self.parents.parent_of[np.maximum(positions, 0)], -1)
         chosen = np.zeros(parent.shape, dtype=bool)
         held = parent >= 0
@@ -59,12 +59,11 @@ class MergeExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)
-        for p in np.unique(parent[keep & chosen]).tolist():
-            unit = self.parents.parents[p]
-            unit_of[p] = table.index(unit.doc_id, unit.start, unit.end)
+        returned = distinct(parent[keep & chosen])  # in parent order, as the units are added to the table
+        unit_of[returned] = unit_indices(table, self.parents, returned, own=found.chunks is self.corpus.chunks)
         units = np.where(chosen, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
-        merged = len(np.unique(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0
+        merged = len(distinct(np.flatnonzero(chosen) // width * n_parents + parent[chosen])) if chosen.any() else 0
         details = {"units": int((unit_of >= 0).sum()), "merged_per_question": merged / max(n, 1)}
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)
         return Candidates(table.chunks(), indices, values, stats)

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
-from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy
-from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign
+from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, hierarchy, unit_indices
+from rag_bench.retrieve.expand.levels import Hierarchy, LevelSettings, assign_units
 from rag_bench.retrieve.resources import Resources
-from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
+from rag_bench.retrieve.steps import UnitTable, compact, distinct, first_in_row
 
 
 @dataclass
@@ -39,9 +39,9 @@ class ParentExpander:
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
-        own = found.chunks is self.corpus.chunks
-        parent_of = self.parents.parent_of if own else assign(found.chunks, self.parents.parents).parent_of
-        n_parents = len(self.parents.parents)
+        tree = self.parents if found.chunks is self.corpus.chunks else assign_units(found.chunks, self.parents.units)
+        parent_of = tree.parent_of
+        n_parents = len(self.parents.children)
         valid = found.indices >= 0
         chunk = np.where(valid, found.indices, 0)
         parent = np.where(valid, parent_of[chunk], -1)  # (n, width) each candidate's parent, -1: none
@@ -49,9 +49,8 @@ class ParentExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         unit_of = np.full(n_parents + 1, -1, dtype=np.int64)  # parent -> its table index (last slot: none)
-        for p in np.unique(parent[keep & (parent >= 0)]).tolist():
-            unit = self.parents.parents[p]
-            unit_of[p] = table.index(unit.doc_id, unit.start, unit.end)
+        returned = distinct(parent[keep & (parent >= 0)])  # in parent order, as the units are added to the table
+        unit_of[returned] = unit_indices(table, tree, returned, own=True)
         units = np.where(parent >= 0, unit_of[parent], found.indices)
         indices, values = compact(units, found.scores, keep)
         details = {

@@ -41,8 +41,10 @@ class WindowExpander:
         self.size, self.corpus, self.documents = size, corpus, documents
         chunks = corpus.chunks
         n = len(chunks)
-        doc_ids = np.array([c.doc_id for c in chunks], dtype=object)
-        change = np.r_[True, doc_ids[1:] != doc_ids[:-1]] if n else np.zeros(0, bool)
+        doc_ids = [c.doc_id for c in chunks]
+        number = {d: i for i, d in enumerate(dict.fromkeys(doc_ids))}
+        self.doc_ids, self.doc_of = list(number), np.array([number[d] for d in doc_ids], dtype=np.int64)
+        change = np.r_[True, self.doc_of[1:] != self.doc_of[:-1]] if n else np.zeros(0, bool)
         group = np.cumsum(change) - 1
         firsts = np.flatnonzero(change)
         lasts = np.r_[firsts[1:] - 1, n - 1] if n else firsts
@@ -50,10 +52,11 @@ class WindowExpander:
         self.lo = np.maximum(firsts[group], at - size) if n else at  # (n_chunks,) first and last chunk of each window
         self.hi = np.minimum(lasts[group], at + size) if n else at
         ends = np.array([c.end for c in chunks], dtype=np.int64)
+        self.chunk_start, self.chunk_end = np.array([c.start for c in chunks], dtype=np.int64), ends
         self.end = ends.copy()
         for shift in range(1, size + 1):  # the window's end: the largest end of its chunks (overlapping chunks)
             self.end = np.maximum(self.end, np.where(at + shift <= self.hi, ends[np.minimum(at + shift, n - 1)], 0))
-        self.start = np.array([c.start for c in chunks], dtype=np.int64)[self.lo] if n else at
+        self.start = self.chunk_start[self.lo] if n else at
 
     def apply(self, found: Candidates) -> Candidates:
         start = time.perf_counter()
@@ -67,10 +70,10 @@ class WindowExpander:
         keep = first_in_row(np.where(valid, key, -1))
         table = UnitTable(found.chunks, self.documents)
         units = found.indices.copy()
-        chunks = self.corpus.chunks
-        for r, c in zip(*np.nonzero(keep & ~foreign), strict=True):
-            i = int(positions[r, c])
-            units[r, c] = table.index(chunks[i].doc_id, int(self.start[i]), int(self.end[i]))
+        widened = keep & ~foreign
+        chunk = positions[widened]  # row by row, as the units are added to the table
+        base = (self.doc_of, self.chunk_start, self.chunk_end) if found.chunks is self.corpus.chunks else None
+        units[widened] = table.index_spans(self.doc_ids, self.doc_of[chunk], self.start[chunk], self.end[chunk], base)
         indices, values = compact(units, found.scores, keep)
         details = {"units": len(table.added), "kept_as_searched": int((keep & foreign).sum())}
         stats = RetrievalStats(seconds=time.perf_counter() - start, details=details)

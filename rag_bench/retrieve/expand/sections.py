@@ -1,0 +1,88 @@
+"""The parent units of a whole corpus at once, as arrays (``levels.Units``): the units ``levels.parent_units``
+makes, found without a Python step per unit.
+
+Sections: one regex pass for heading lines (a line break, then at most ``heading_depth`` #s and a space or
+tab) over the documents' texts joined by line breaks, so a heading at a line start of a document is one
+in the joined text, and a document's first line follows the joining line break. Trimming looks only at
+the characters next to each cut: a range starts at a cut's "#" (no whitespace to trim) or at its
+document's start (the document's leading whitespace), and ends where the whitespace before the next cut,
+or the document's trailing whitespace, begins. On ASCII texts these runs are measured for all cuts at
+once on their bytes, ``_RUN`` characters at a time (str.strip's ASCII whitespace); a run at least that long
+and any other text are measured by ``str.rstrip``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from rag_bench.core.types import Document
+from rag_bench.retrieve.expand.levels import Rechunk, Units, parent_units
+
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # str.isspace on ASCII
+_RUN = 16  # characters looked at next to each cut at once
+
+
+def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> Units:
+    """``parent_units`` as arrays, in the same order."""
+    if level == "chunk":
+        return Units.of(parent_units(level, depth, documents, rechunk, size))
+    texts = [d.text for d in documents]
+    ids = [d.id for d in documents]
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    offsets = np.cumsum(lengths + 1) - lengths - 1  # each document's start in the joined text
+    joined = "\n".join(texts)
+    raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8) if joined and joined.isascii() else None
+    lead = _leading(joined, raw, offsets, offsets + lengths)  # each document trimmed
+    tail = _trimmed_ends(joined, raw, offsets + lengths, offsets) - offsets
+    if level == "document":
+        keep = tail > lead
+        return Units(ids, np.flatnonzero(keep), lead[keep], tail[keep])
+    heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")  # a line break, then a heading of at most depth #s
+    cuts = np.array([m.start() + 1 for m in heading.finditer(joined)], dtype=np.int64)
+    doc_of_cut = np.searchsorted(offsets, cuts, side="right") - 1
+    inside = cuts > offsets[doc_of_cut]  # a heading at a document's start cuts nothing
+    cuts, doc_of_cut = cuts[inside], doc_of_cut[inside]
+    before = _trimmed_ends(joined, raw, cuts, offsets[doc_of_cut]) - offsets[doc_of_cut]
+    order = np.argsort(np.r_[offsets, cuts], kind="stable")  # documents' first ranges and cuts, in text order
+    doc = np.r_[np.arange(len(texts)), doc_of_cut][order]
+    start = np.r_[lead, cuts - offsets[doc_of_cut]][order]  # a range after a cut starts at its "#"
+    cut_end = np.r_[np.zeros(len(texts), np.int64), before][order]
+    follows = np.r_[doc[1:] == doc[:-1], False]  # a range of the same document follows: it ends at that cut
+    end = np.where(follows, np.r_[cut_end[1:], 0], tail[doc])
+    keep = end > start
+    return Units(ids, doc[keep], start[keep], end[keep])
+
+
+def _trimmed_ends(text: str, raw: np.ndarray | None, at: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """For each i: where ``text[low[i]:at[i]]`` ends once trimmed of trailing whitespace (an index of text)."""
+    out = np.empty(len(at), dtype=np.int64)
+    slow = np.ones(len(at), dtype=bool)
+    if raw is not None and len(at):
+        before = at[:, None] - 1 - np.arange(_RUN)  # the _RUN characters before each point, nearest first
+        inside = before >= low[:, None]
+        space = inside & _SPACE[raw[np.maximum(before, 0)]]
+        slow = space.all(axis=1)  # a run of _RUN or more spaces
+        out[~slow] = at[~slow] - np.argmin(space[~slow], axis=1)
+    for i in np.flatnonzero(slow).tolist():
+        out[i] = low[i] + len(text[low[i] : at[i]].rstrip())
+    return out
+
+
+def _leading(text: str, raw: np.ndarray | None, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """For each i: the length of the whitespace that begins ``text[start[i]:stop[i]]``."""
+    out = np.empty(len(start), dtype=np.int64)
+    slow = np.ones(len(start), dtype=bool)
+    if raw is not None and len(start):
+        after = start[:, None] + np.arange(_RUN)
+        inside = after < stop[:, None]
+        space = inside & _SPACE[raw[np.minimum(after, len(raw) - 1)]]
+        slow = space.all(axis=1)
+        out[~slow] = np.argmin(space[~slow], axis=1)
+    for i in np.flatnonzero(slow).tolist():
+        piece = text[start[i] : stop[i]]
+        out[i] = len(piece) - len(piece.lstrip())
+    return out

@@ -1,0 +1,143 @@
+"""diversity=collapse|mmr against straightforward references on random lists (seeded): the same candidates
+kept, in the same order, with the same scores.
+
+Collapse's reference shingles each candidate with ``core.shingles.shingles`` and runs ``first_copies`` on
+each list; MMR's picks one candidate at a time per question in plain Python over the cached vectors.
+"""
+
+import numpy as np
+import pytest
+
+from rag_bench.core.cache import DiskCache
+from rag_bench.core.shingles import first_copies, shingles
+from rag_bench.core.types import Chunk, Dataset
+from rag_bench.core.workspace import Workspace
+from rag_bench.embed.cached import embed_cached
+from rag_bench.embed.store import text_key, vector_store
+from rag_bench.index.bm25 import compiled
+from rag_bench.retrieve.base import Candidates, Corpus
+from rag_bench.retrieve.diversity.near import shingle_sets
+from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
+from rag_bench.retrieve.resources import Resources
+from rag_bench.testing import FakeEmbedder
+
+WORDS = ["Alpha", "beta", "gamma", "delta", "STRASSE", "Straße", "ünï", "ΣΑΣ", "x", "\x00", "\x01"]
+GAPS = [" ", "  ", "\n", "\t", "\x0b", "\x1c", "\u2003", "\u00a0", "\r\n"]
+
+
+def random_texts(rng: np.random.Generator, n: int) -> list[str]:
+    """Texts of a few words, near copies of each other (a word changed, added or dropped), exact copies,
+    and texts of 0, 1 or 2 words; Unicode words and spaces, and the control characters 0x00 and 0x01."""
+    texts: list[str] = []
+    for _ in range(n):
+        if texts and rng.random() < 0.4:
+            words = str(rng.choice(texts)).split()
+            if words and rng.random() < 0.7:
+                words[int(rng.integers(len(words)))] = str(rng.choice(WORDS))
+            texts.append(" ".join(words) if rng.random() < 0.5 else str(rng.choice(GAPS)).join(words))
+            continue
+        size = int(rng.choice([0, 1, 2, 3, 8, 20, 40]))
+        parts = [str(rng.choice(WORDS)) + str(rng.choice(GAPS)) for _ in range(size)]
+        texts.append(("" if rng.random() < 0.7 else " ") + "".join(parts))
+    return texts
+
+
+def random_found(rng: np.random.Generator, chunks: list[Chunk]) -> Candidates:
+    n, width = int(rng.integers(1, 8)), int(rng.integers(1, 12))
+    indices = np.full((n, width), -1, dtype=np.int64)
+    scores = np.full((n, width), -np.inf)
+    for q in range(n):
+        size = int(rng.integers(0, min(width, len(chunks)) + 1))
+        indices[q, :size] = rng.choice(len(chunks), size, replace=False)
+        scores[q, :size] = np.sort(rng.random(size))[::-1]
+        if rng.random() < 0.2:
+            scores[q, :size] = 0.5  # equal scores
+    return Candidates(chunks, indices, scores)
+
+
+def reference_collapse(found: Candidates, threshold: float) -> list[list[tuple[int, float]]]:
+    out = []
+    for row, values in zip(found.indices, found.scores, strict=True):
+        held = [(int(c), float(s)) for c, s in zip(row, values, strict=True) if c >= 0]
+        copies = first_copies([shingles(found.chunks[c].text) for c, _ in held], threshold)
+        out.append([pair for pair, copy in zip(held, copies, strict=True) if copy < 0])
+    return out
+
+
+def lists(found: Candidates) -> list[list[tuple[int, float]]]:
+    rows = zip(found.indices, found.scores, strict=True)
+    return [[(int(c), float(s)) for c, s in zip(r, v, strict=True) if c >= 0] for r, v in rows]
+
+
+@pytest.mark.parametrize("built", [True, False])
+@pytest.mark.parametrize("seed", range(40))
+def test_shingle_sets_equal_core_shingles(monkeypatch, seed, built):
+    if not built:
+        monkeypatch.setattr(compiled, "LOOPS", None)  # Python's split and hash
+    texts = random_texts(np.random.default_rng(seed), 30)
+    values, offsets = shingle_sets(texts)
+    assert len(offsets) == len(texts) + 1
+    for i, text in enumerate(texts):
+        assert values[offsets[i] : offsets[i + 1]].tolist() == shingles(text).tolist(), repr(text)
+
+
+@pytest.mark.parametrize("built", [True, False])
+@pytest.mark.parametrize("seed", range(40))
+def test_collapse_equals_first_copies_list_by_list(tmp_path, monkeypatch, seed, built):
+    if not built:
+        monkeypatch.setattr(compiled, "LOOPS", None)
+    rng = np.random.default_rng(seed)
+    chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(random_texts(rng, 25))]
+    res = Resources(Workspace(DiskCache(tmp_path)), Corpus("c", chunks), Dataset("t", (), ()))
+    for threshold in (0.9, 0.5, 0.2, 1.0):
+        collapse = DIVERSIFIERS.build(DIVERSIFIERS.settings("collapse", threshold=threshold), res)
+        for _ in range(3):  # later lists reuse the sets of the texts shingled before
+            found = random_found(rng, chunks)
+            result = collapse.apply(found)
+            expected = reference_collapse(found, threshold)
+            assert lists(result) == expected
+            dropped = [int((row >= 0).sum()) - len(kept) for row, kept in zip(found.indices, expected, strict=True)]
+            assert result.stats.details["dropped_per_question"] == pytest.approx(np.mean(dropped))
+            assert result.stats.details["questions_with_drops"] == int(np.count_nonzero(dropped))
+
+
+def mmr_value(i, held, picked, rel, vectors, lambda_):
+    """lambda rel(i) - (1 - lambda) max(0, highest cosine to a picked candidate)."""
+    closest = max([0.0] + [float(vectors[held[i]] @ vectors[held[j]]) for j in picked])
+    return lambda_ * rel[i] - (1 - lambda_) * closest
+
+
+def reference_mmr(found: Candidates, vectors: dict[int, np.ndarray], lambda_: float) -> list[list[int]]:
+    out = []
+    for row, values in zip(found.indices, found.scores, strict=True):
+        held = [int(c) for c in row if c >= 0]
+        scores = [float(s) for c, s in zip(row, values, strict=True) if c >= 0]
+        low, high = (min(scores), max(scores)) if scores else (0.0, 0.0)
+        rel = [(s - low) / (high - low) if high > low else 1.0 for s in scores]
+        picked, left = [], list(range(len(held)))
+        while left:  # equal values: the higher-ranked candidate
+            best = max(left, key=lambda i: (mmr_value(i, held, picked, rel, vectors, lambda_), -i))  # noqa: B023
+            picked.append(best)
+            left.remove(best)
+        out.append([held[i] for i in picked])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, seed):
+    rng = np.random.default_rng(seed)
+    texts = [f"passage {i} " + " ".join(rng.choice(["gateway", "firmware", "fleet"], 3)) for i in range(30)]
+    chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(texts)]
+    embedder = FakeEmbedder(16)
+    res = Resources(Workspace(DiskCache(tmp_path)), Corpus("c", chunks), Dataset("t", (), ()), embedder)
+    store = vector_store(res.workspace, embedder, "document")
+    unit = rng.standard_normal((len(chunks), 16)).astype(np.float32)  # random directions: no near-ties
+    unit[7] = unit[3]  # but two equal vectors: exact ties, to the higher-ranked candidate
+    store.commit([text_key(t) for t in texts], unit / np.linalg.norm(unit, axis=1, keepdims=True))
+    matrix, stats = embed_cached(embedder, store, res.corpus.passages, "document", "matrix", memory_map=True)
+    assert stats.embedded == 0  # the vectors above, as a dense index would have left them
+    vectors = {i: np.asarray(matrix[i], dtype=np.float64) for i in range(len(chunks))}
+    for lambda_ in (0.0, 0.3, 0.7, 1.0):
+        found = random_found(rng, chunks)
+        result = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=lambda_), res).apply(found)
+        assert [[c for c, _ in row] for row in lists(result)] == reference_mmr(found, vectors, lambda_)
