@@ -11,6 +11,7 @@ analyzer, whichever script the text is in.
 import json
 import random
 import re
+from functools import cache
 
 import pytest
 import Stemmer
@@ -24,7 +25,7 @@ from rag_bench.index.bm25.cjk import RUN, bigrams
 from rag_bench.index.bm25.fold import fold
 from rag_bench.index.bm25.snowball import CJK_LANGUAGES, ELISIONS, LanguageAnalysis, snowball_languages
 from rag_bench.index.bm25.stopwords import STOPWORDS
-from rag_bench.index.bm25.terms import corpus_terms, terms_of_tokens
+from rag_bench.index.bm25.terms import Terms, corpus_terms, terms_of_tokens
 
 IDENTIFIER = re.compile(r"[^\W_]+(?:[-_./'][^\W_]+)*")  # the identifier analyzer's token (analyzers.py)
 LANGUAGES = [*snowball_languages(), *CJK_LANGUAGES]
@@ -116,13 +117,20 @@ def test_folded_stop_words_equal_the_plain_way(language):
     assert [list(terms) for terms in fast.split_words(words)] == [plain.word(word) for word in words]
 
 
+@cache
+def plain_terms(language: str) -> Terms:
+    """The real texts' term stream by ``PlainAnalysis``, text by text (worked out once per language)."""
+    plain = PlainAnalysis(language)
+    return terms_of_tokens([plain.text(normalize(text)) for text in TEXTS])
+
+
+@pytest.mark.slow  # ~0.3 s a case, 70 cases: the quick pass has the split_words test above
 @pytest.mark.usefixtures("indexing")  # word numbering on the numpy path and in C
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_real_corpus_analyzed_at_once_equals_the_plain_way_text_by_text(language):
     """What the BM25 build runs (``corpus_terms``, under ``auto`` for this language's code, and by name) against
     the plain analysis of each text: the same term stream, ids and document lengths included."""
-    plain = PlainAnalysis(language)
-    expected = terms_of_tokens([plain.text(normalize(text)) for text in TEXTS])
+    expected = plain_terms(language)
     code = CODES[language]
     cases = [(AnalysisSettings("auto"), code)]  # "english" by name is Lucene's analyzer (analyzers.py), not this
     cases += [(AnalysisSettings(language), None)] if language != "english" else []
