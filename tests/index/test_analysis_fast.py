@@ -124,7 +124,7 @@ def plain_terms(language: str) -> Terms:
     return terms_of_tokens([plain.text(normalize(text)) for text in TEXTS])
 
 
-@pytest.mark.slow  # ~0.3 s a case, 70 cases: the quick pass has the split_words test above
+@pytest.mark.slow  # ~0.3 s a case, 74 cases: the quick pass has the split_words test above
 @pytest.mark.usefixtures("indexing")  # word numbering on the numpy path and in C
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_a_real_corpus_analyzed_at_once_equals_the_plain_way_text_by_text(language):
