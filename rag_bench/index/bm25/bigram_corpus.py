@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.index.bm25.cjk import RUN
-from rag_bench.index.bm25.terms import MARKER, Terms, corpus_terms, terms_of_tokens
+from rag_bench.index.bm25.terms import MARKER, Terms, joined_terms, terms_of_tokens
 
 _SHIFT = 21  # code points are < 2**21
 _BMP = np.zeros(0x10000, dtype=bool)  # which BMP code points are CJK (cjk.RUN's ranges)
@@ -46,13 +46,13 @@ def bigram_corpus(
         return terms_of_tokens([split(normalize(text)) for text in texts])
     text = normalize(f" {MARKER} ".join(texts))
     if text.isascii() or RUN.search(text) is None:  # no CJK: word by word, as any analyzer
-        return corpus_terms(text.split(f" {MARKER} "), _Words(split_words))
+        return joined_terms(text, len(texts), split_words)
     points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)  # (n_chars,)
     cjk = _BMP[np.minimum(points, 0xFFFF)] & (points <= 0xFFFF)
     cjk |= (points >= _SUPPLEMENTARY[0]) & (points <= _SUPPLEMENTARY[1])
     rest = points.copy()
     rest[cjk] = 0x20
-    words = corpus_terms(rest.tobytes().decode("utf-32-le").split(f" {MARKER} "), _Words(split_words))
+    words = joined_terms(rest.tobytes().decode("utf-32-le"), len(texts), split_words)
     doc_of = np.cumsum(points == 0)  # (n_chars,) the text each character is in (markers are NUL)
     before, after = np.zeros_like(cjk), np.zeros_like(cjk)
     before[1:], after[:-1] = cjk[:-1], cjk[1:]
@@ -64,16 +64,6 @@ def bigram_corpus(
     codes, distinct = pd.factorize(keys)  # numbered by first appearance
     grams = [chr(k >> _SHIFT) + chr(k & ((1 << _SHIFT) - 1)) if k >> _SHIFT else chr(k) for k in distinct.tolist()]
     return _merge(words, codes.astype(np.int64), doc_of[at], grams, len(texts))
-
-
-class _Words:
-    """An already normalized text's words through ``split_words`` (what ``corpus_terms`` calls)."""
-
-    def __init__(self, split_words: Callable[[Sequence[str]], list[Sequence[str]]]) -> None:
-        self.split_words = split_words
-
-    def __call__(self, text: str) -> list[str]:
-        return [term for terms in self.split_words(text.split()) for term in terms]
 
 
 def _merge(words: Terms, codes: np.ndarray, docs: np.ndarray, grams: list[str], n_texts: int) -> Terms:

