@@ -1,8 +1,8 @@
 import hashlib
+import json
 import pickle
 import subprocess
 import sys
-import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 
 import rag_bench.core.cache
 from rag_bench.core.cache import DiskCache, digest, source_digest
-from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
+from rag_bench.embed.cached import COMMIT_EVERY, EMBED_EVERY, embed_cached
 from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.testing import FakeEmbedder
 
@@ -115,7 +115,8 @@ class FailingEmbedder(FakeEmbedder):
 
 def test_finished_batches_survive_an_interrupted_run(tmp_path):
     texts = [f"text number {i}" for i in range(3 * COMMIT_EVERY + 5)]
-    failing = FailingEmbedder(fail_on=3)
+    # killed on the second embedder call of the third entry: two entries committed, the third's first call lost
+    failing = FailingEmbedder(fail_on=2 * (COMMIT_EVERY // EMBED_EVERY) + 2)
     with pytest.raises(KeyboardInterrupt):
         embed_cached(failing, VectorStore(DiskCache(tmp_path), failing.name, 16, "document"), texts, "document")
     fresh = FakeEmbedder(16)
@@ -186,39 +187,64 @@ def test_mapped_matrix_places_rows_by_position_from_out_of_order_batches(tmp_pat
     assert len(store.known()) == 150  # the store dropped its vectors; they are read again when asked for
 
 
+MATRIX_PEAKS = """
+import json, sys, threading, tracemalloc
+import numpy as np
+from rag_bench.core.cache import DiskCache
+from rag_bench.embed.cached import COMMIT_EVERY, embed_cached
+from rag_bench.embed.store import VectorStore, text_key
+from rag_bench.testing import FakeEmbedder
+
+n, dim = 4096, 2048  # 32 MiB of vectors in entries of COMMIT_EVERY
+texts = [f"chunk {i}" for i in range(n)]
+keys = [text_key(t) for t in texts]
+fill = VectorStore(DiskCache(sys.argv[1]), "fixed", dim, "document")
+rows = np.random.default_rng(0).standard_normal((n, dim), dtype=np.float32)
+for first in range(0, n, COMMIT_EVERY):
+    fill.commit(keys[first : first + COMMIT_EVERY], rows[first : first + COMMIT_EVERY])
+peaks = {}
+for variant in (False, True):
+    assert threading.active_count() == 1  # tracemalloc counts every thread's allocations: there is none other
+    tracemalloc.start()
+    store = VectorStore(DiskCache(sys.argv[1]), "fixed", dim, "document")
+    vectors, stats = embed_cached(FakeEmbedder(dim), store, texts, "document", memory_map=variant)
+    peaks[str(variant)] = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert stats.embedded == 0
+    np.testing.assert_array_equal(vectors, rows)
+    del vectors, store
+print(json.dumps({"peaks": peaks, "corpus": rows.nbytes}))
+"""
+
+
 def test_building_the_matrix_holds_about_one_batch_not_the_corpus(tmp_path):
-    n, dim = 4096, 2048  # 32 MiB of vectors in 64 batches of 512 KiB
-    texts = [f"chunk {i}" for i in range(n)]
-    keys = [text_key(t) for t in texts]
-    fill = VectorStore(DiskCache(tmp_path), "fixed", dim, "document")
-    rows = np.random.default_rng(0).standard_normal((n, dim), dtype=np.float32)
-    for first in range(0, n, COMMIT_EVERY):
-        fill.commit(keys[first : first + COMMIT_EVERY], rows[first : first + COMMIT_EVERY])
-    peaks = {}
-    for variant in (False, True):
-        tracemalloc.start()
-        store = VectorStore(DiskCache(tmp_path), "fixed", dim, "document")
-        vectors, stats = embed_cached(FakeEmbedder(dim), store, texts, "document", memory_map=variant)
-        peaks[variant] = tracemalloc.get_traced_memory()[1]
-        tracemalloc.stop()
-        assert stats.embedded == 0
-        np.testing.assert_array_equal(vectors, rows)
-    assert peaks[False] > rows.nbytes and peaks[True] < rows.nbytes / 4  # the reference holds every vector
+    # Measured in a fresh process: tracemalloc's peak counts the allocations of every thread, and a thread an
+    # earlier test left running (a fake server, an executor) once added 3 MB here.
+    done = subprocess.run(
+        [sys.executable, "-c", MATRIX_PEAKS, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    measured = json.loads(done.stdout.splitlines()[-1])
+    peaks, corpus = measured["peaks"], measured["corpus"]
+    assert corpus == 4096 * 2048 * 4
+    assert peaks["False"] > corpus and peaks["True"] < corpus / 4  # the reference holds every vector
 
 
 def test_a_batch_lost_after_it_was_indexed_is_embedded_again(tmp_path):
-    texts = [f"chunk {i}" for i in range(100)]
+    texts = [f"chunk {i}" for i in range(COMMIT_EVERY + 36)]
     fake, cache = FakeEmbedder(16), DiskCache(tmp_path)
     store = VectorStore(cache, fake.name, 16, "document")
-    embed_cached(fake, store, texts, "document", memory_map=True)  # batches of 64 and 36, then the matrix
+    embed_cached(fake, store, texts, "document", memory_map=True)  # entries of COMMIT_EVERY and 36, then the matrix
     for path in (tmp_path / "vectors-matrix").rglob("*"):
         if path.is_file():
             path.unlink()
-    second = cache.path(store.namespace, hashlib.sha256(b"".join(text_key(t) for t in texts[64:])).hexdigest())
+    keys = b"".join(text_key(t) for t in texts[COMMIT_EVERY:])
+    second = cache.path(store.namespace, hashlib.sha256(keys).hexdigest())
     second.write_bytes(second.read_bytes()[:100])  # torn: the store's index still names it
     again, stats = embed_cached(fake, store, texts, "document", memory_map=True)
-    assert (stats.embedded, stats.cache_hits, cache.corrupt) == (36, 64, 1)
-    assert fake.calls == [(64, "document"), (36, "document"), (36, "document")]
+    assert (stats.embedded, stats.cache_hits, cache.corrupt) == (36, COMMIT_EVERY, 1)
+    calls = [(EMBED_EVERY, "document")] * (COMMIT_EVERY // EMBED_EVERY)
+    assert fake.calls == [*calls, (36, "document"), (36, "document")]
     np.testing.assert_array_equal(again, FakeEmbedder(16).embed(texts))
 
 

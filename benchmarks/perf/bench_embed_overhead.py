@@ -8,14 +8,21 @@ own compute is timed inside its ``embed`` calls; the overhead is the stage's wal
 overhead <= 10% of the embedder's time at the largest size, and overhead growth exponent
 log(overhead_large / overhead_small) / log(n_large / n_small) <= 1.05 (linear).
 
-Usage: python benchmarks/perf/bench_embed_overhead.py [--sizes 10000,50000,200000]
+With ``--reference CHECKOUT`` (a checkout of the code before, e.g. ``git worktree add /tmp/base main``) the
+largest size is also measured with that code, in a child process right after this code's own, and printed
+beside it (the same texts, the same benchmark; run_all passes ``$BENCH_REFERENCE``).
+
+Usage: python benchmarks/perf/bench_embed_overhead.py [--sizes 10000,50000,200000] [--reference CHECKOUT]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -66,20 +73,42 @@ def measure(n: int) -> tuple[float, float]:
     return total, embedder.seconds
 
 
+def measure_reference(checkout: str, n: int) -> tuple[float, float]:
+    """``measure(n)`` with the code in ``checkout``, in a child process."""
+    env = {**os.environ, "PYTHONPATH": os.path.abspath(checkout)}
+    done = subprocess.run(
+        [sys.executable, __file__, "--measure", str(n)], env=env, capture_output=True, text=True, check=True
+    )
+    return tuple(json.loads(done.stdout.splitlines()[-1]))
+
+
+def line(label: str, total: float, embedder: float) -> str:
+    return (
+        f"{label}: stage {total:7.2f} s, embedder {embedder:7.2f} s, overhead {total - embedder:6.2f} s "
+        f"({(total - embedder) / embedder:.1%}), load average {os.getloadavg()[0]:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,50000,200000")
-    sizes = [int(s) for s in parser.parse_known_args()[0].sizes.split(",")]
+    parser.add_argument("--reference", default=None)
+    parser.add_argument("--measure", type=int, default=None)
+    args = parser.parse_known_args()[0]
     os.environ.setdefault("RAG_BENCH_QUIET", "1")
+    if args.measure:  # the child of measure_reference
+        print(json.dumps(measure(args.measure)))
+        return
+    sizes = [int(s) for s in args.sizes.split(",")]
     rows, details = {}, []
     for n in sizes:
         total, embedder = measure(n)
         rows[n] = (total, embedder, total - embedder)
-        details.append(
-            f"{n:>7} texts: stage {total:7.2f} s, embedder {embedder:7.2f} s, overhead {total - embedder:6.2f} s "
-            f"({(total - embedder) / embedder:.1%}), load average {os.getloadavg()[0]:.2f}"
-        )
+        details.append(line(f"{n:>7} texts", total, embedder))
     small, large = min(sizes), max(sizes)
+    if args.reference:
+        total, embedder = measure_reference(args.reference, large)
+        details.append(line(f"{large:>7} texts, the code in {args.reference}", total, embedder))
     growth = math.log(rows[large][2] / rows[small][2]) / math.log(large / small)
     share = rows[large][2] / rows[large][1]
     checks = [

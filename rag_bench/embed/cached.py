@@ -1,7 +1,7 @@
 """Embedding through the disk cache: each distinct text is embedded once per model (vectors in ``store.py``).
 
-A batch is committed as soon as it is embedded, so a run that is killed loses at most the batch in
-flight and a rerun sends only what is missing.
+A batch (``COMMIT_EVERY`` texts of a local embedder, a request of an API one) is committed as soon as it
+is embedded, so a run that is killed loses at most the batch in flight and a rerun sends only what is missing.
 
 Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
 twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
@@ -24,10 +24,11 @@ import numpy as np
 
 from rag_bench.core.progress import progress
 from rag_bench.embed.base import Embedder
-from rag_bench.embed.store import VectorStore, text_key
+from rag_bench.embed.store import VectorStore, text_keys
 
-COMMIT_EVERY = 64  # texts per cache entry
-CLAIM_EVERY = 8 * COMMIT_EVERY  # texts claimed at once by a local embedder (one look at the cache per claim)
+EMBED_EVERY = 64  # texts per call of a local embedder (its batches, so its vectors, do not depend on the cache)
+COMMIT_EVERY = 4 * EMBED_EVERY  # texts per cache entry of a local embedder: a killed run loses at most one entry
+CLAIM_EVERY = 2 * COMMIT_EVERY  # texts claimed at once by a local embedder (one look at the cache per claim)
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
@@ -55,7 +56,7 @@ def embed_cached(
     batch of vectors is then held in memory, and the store drops any in-memory copy, so a large
     corpus is held once, by the page cache, rather than twice.
     """
-    keys = [text_key(t) for t in texts]
+    keys = text_keys(texts)
     if memory_map and keys:
         return _embed_mapped(embedder, store, keys, texts, input_type, label)
     todo = _missing(store.known(), keys, texts)
@@ -89,7 +90,8 @@ def _embed_mapped(
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
     """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit
-    (claimed ``CLAIM_EVERY`` at a time, so the claiming and the look at the cache are paid once per claim).
+    (claimed ``CLAIM_EVERY`` at a time, so the claiming and the look at the cache are paid once per claim;
+    the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other batching).
 
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).
@@ -107,7 +109,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                     batch = [k for k in mine if k not in known]
                     for start in range(0, len(batch), COMMIT_EVERY):
                         part = batch[start : start + COMMIT_EVERY]
-                        store.commit(part, embedder.embed([pending[k] for k in part], input_type))
+                        store.commit(part, _embed_part(embedder, [pending[k] for k in part], input_type))
                         sent += len(part)
                         store.tally.embedded += len(part)
                         bar.update(len(part))
@@ -120,6 +122,12 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 continue
             wait = _await_others(store, pending, bar, wait)
     return sent
+
+
+def _embed_part(embedder: Embedder, texts: list[str], input_type: str) -> np.ndarray:
+    """Vectors of one cache entry's texts, from embedder calls of ``EMBED_EVERY`` texts each."""
+    calls = [embedder.embed(texts[i : i + EMBED_EVERY], input_type) for i in range(0, len(texts), EMBED_EVERY)]
+    return calls[0] if len(calls) == 1 else np.concatenate(calls)
 
 
 def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
