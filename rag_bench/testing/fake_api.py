@@ -5,7 +5,8 @@ announced and enforced rate limit. A fake says only what its routes answer (``ro
 Faults are queued with ``inject`` and each is used by one request (optionally on one path only):
 "429" (with Retry-After), "500", "503", "reset" (the connection dropped with a TCP RST), "slow" (the
 answer waits ``delay_s``), "malformed" (a 200 whose body is not JSON). ``delay_s`` slows every request.
-A server that is down is one that was stopped: its port refuses connections.
+A server that is down is one that was stopped: its port refuses connections. ``delay_s`` counts from the
+request's arrival (reading and decoding it are part of the delay, so a fake "answering in 100 ms" does).
 
 ``rate_limit`` (requests per minute) is announced in every answer as ``x-ratelimit-limit-requests`` (and
 ``x-ratelimit-remaining-requests``), as OpenAI's API does, and enforced by a token bucket refilled at
@@ -188,14 +189,15 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
             self.answering()  # a request that ended without an answer
 
     def _serve(self, fake: FakeApi) -> None:
+        arrived = time.monotonic()
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}") if self.command == "POST" else None
         path = self.path.split("?", 1)[0].rstrip("/")
         headers = {k.lower(): v for k, v in self.headers.items()}
         received = Received(path, body or {}, headers.get("authorization"), "200", headers=headers)
         fake._record(received)
-        if fake.delay_s:
-            fake.wait(fake.delay_s)
+        if fake.delay_s:  # the answer is due delay_s after the request arrived, however long reading it took
+            fake.wait(max(0.0, arrived + fake.delay_s - time.monotonic()))
         fault = fake._next_fault(path)
         if fault is not None:
             received.outcome = fault.kind
