@@ -51,7 +51,7 @@ PROVIDERS = {
 def questions(n: int, tag: str, depth: int) -> tuple[list[str], list[list[str]]]:
     """``n`` distinct questions, each with ``depth`` distinct candidate passages."""
     asked = [f"{tag} question {i}: what was the audit fee of unit {i % 97}?" for i in range(n)]
-    found = [[f"{tag} passage {i}.{j} on the audit fee and revenue of unit {j % 97}" for j in range(depth)] for i in range(n)]
+    found = [[f"{tag} passage {i}.{j} on the audit fee of unit {j % 97}" for j in range(depth)] for i in range(n)]
     return asked, found
 
 
@@ -92,7 +92,8 @@ def main() -> None:
                 rate, bound, again, per_request = run(provider, latency, limit_rpm, Path(tmp) / provider)
                 resent += again
                 where = f"{int(latency * 1000)} ms" + ("" if limit_rpm is None else f", {limit_rpm:g} requests/min")
-                details.append(f"{provider:7s} {where:28s} {per_request:4d} docs/request: {rate:7.0f} docs/s of {bound:7.0f}")
+                line = f"{provider:7s} {where:28s} {per_request:4d} docs/request: {rate:7.0f} docs/s of {bound:7.0f}"
+                details.append(line)
                 checks.append(Check("API rerank", f"{provider} {where}: throughput / bound", rate / bound, ">=", 0.9))
             checks.append(Check("API rerank", f"{provider}: documents sent again by a second pass", resent, "<=", 0))
     report("API rerank throughput against fake servers", checks, details)

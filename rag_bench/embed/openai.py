@@ -58,6 +58,8 @@ class OpenAIEmbedderConfig(OpenAISettings, RemoteEmbedderConfig):
 class OpenAITransport:
     """One request to ``/embeddings`` through the official client; the answer's headers come back too."""
 
+    hooked = True  # its HTTP client calls slots.sending and slots.answered (rag_bench/remote/slots.py)
+
     def __init__(self, cfg, api_key: str | None, dimensions: int | None) -> None:
         self.model = cfg.model
         self.extra = {} if dimensions is None else {"dimensions": dimensions}  # sent only when set

@@ -76,6 +76,8 @@ class Transport(Protocol):
 
     def classify(self, exc: Exception) -> Verdict | None: ...
 
+    hooked: bool  # its HTTP client calls ``slots.sending`` and ``slots.answered`` (``rag_bench.remote.slots``)
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -167,7 +169,7 @@ class RemoteEmbedder:
 
     def _request(self, texts: list[str], input_type: str) -> np.ndarray:
         def call() -> tuple[np.ndarray, int, dict[str, str]]:
-            with self.slots.held():  # freed as the answer arrives: parsing it is no request in flight
+            with self.slots.held(getattr(self.transport, "hooked", False)):  # slots.py: only while on the wire
                 vectors, tokens, headers = self.transport.request(texts, input_type)
             vectors = np.asarray(vectors, dtype=np.float32)
             if vectors.ndim != 2 or len(vectors) != len(texts) or not np.isfinite(vectors).all():

@@ -63,6 +63,8 @@ class VoyageConfig(RemoteEmbedderConfig):
 class VoyageTransport:
     """One request to Voyage's embeddings route through the official client."""
 
+    hooked = False  # the voyageai client has no hooks: a request holds its slot for the whole call
+
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
         self.output_dimension = cfg.dimension  # None: let the API use the model's default

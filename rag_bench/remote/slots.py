@@ -1,14 +1,16 @@
 """Keeping ``concurrency`` requests in flight: a slot is held from a request's send until its answer arrives.
 
-A worker thread that sends a request, waits for the answer and then parses it (the official clients build
-their answer objects inside the call: Cohere about 8 ms per 96 vectors, Voyage 2-3 ms per 128 on one core)
-leaves its share of the concurrency idle while it parses. So an API component runs ``2 x concurrency``
-workers that take turns at ``concurrency`` slots: a worker holds a slot (``Slots.held``) while its request
-is in flight, and the slot is handed back the moment the answer's status line and headers arrive
-(``answered``, called by the HTTP client's response hook), so another worker's request is sent while this
-one reads and parses its answer. A server never sees more than ``concurrency`` requests at once: it has
-answered a request before its slot is freed. A request that fails before any answer frees its slot when
-``held`` exits.
+A worker thread that builds a request, sends it, waits for the answer and then parses it (the official
+clients build their answer objects inside the call: Voyage 2-3 ms per 128 vectors on one core, more under
+load) leaves its share of the concurrency idle while it builds and parses. So an API component runs
+``2 x concurrency`` workers that take turns at ``concurrency`` slots: a worker holds a slot only while its
+request is on the wire. A transport whose HTTP client has hooks (``hooked``: httpx's event hooks for the
+openai and cohere clients, ``remote/http.py`` for urllib) takes the slot in ``sending``, once the request
+is built, and hands it back in ``answered``, the moment the answer's status line and headers arrive; so
+another worker's request goes out while this one reads and parses its answer. Without hooks (the
+voyageai client) the slot is held for the whole call. A server never sees more than ``concurrency``
+requests at once: it has answered a request before its slot is freed. A request that fails before any
+answer frees its slot when ``held`` exits.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_HELD = threading.local()  # .slots: the Slots whose slot this thread holds, if any
+_HELD = threading.local()  # .slots: the Slots this thread's request takes a slot of; .holding: it holds one
 
 
 class Slots:
@@ -25,26 +27,33 @@ class Slots:
 
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
-        self.workers = 2 * concurrency  # threads: half send while the other half parse
+        self.workers = 2 * concurrency  # threads: half send while the other half build and parse
         self._free = threading.BoundedSemaphore(concurrency)
 
     @contextmanager
-    def held(self) -> Iterator[None]:
-        """Hold a slot while the body sends a request (the slot is freed by ``answered`` or on exit)."""
-        if getattr(_HELD, "slots", None) is not None:  # nested (a retry inside a call): one slot is enough
-            yield
-            return
-        self._free.acquire()
-        _HELD.slots = self
+    def held(self, hooked: bool = False) -> Iterator[None]:
+        """A request is sent in the body: it holds a slot from ``sending`` (at once unless ``hooked``, whose
+        client calls ``sending``) to ``answered`` (or the end of the body)."""
+        _HELD.slots, _HELD.holding = self, False
         try:
+            if not hooked:
+                sending()
             yield
         finally:
             answered()
+            _HELD.slots = None
+
+
+def sending(*_: object, **__: object) -> None:
+    """Take a slot for this thread's request, waiting for one if none is free (a request hook; idempotent)."""
+    slots = getattr(_HELD, "slots", None)
+    if slots is not None and not _HELD.holding:
+        slots._free.acquire()
+        _HELD.holding = True
 
 
 def answered(*_: object, **__: object) -> None:
-    """Free the slot this thread holds, if any (idempotent; a response hook of httpx or requests)."""
-    slots = getattr(_HELD, "slots", None)
-    if slots is not None:
-        _HELD.slots = None
-        slots._free.release()
+    """Free the slot this thread holds, if any (a response hook of httpx or requests; idempotent)."""
+    if getattr(_HELD, "holding", False):
+        _HELD.holding = False
+        _HELD.slots._free.release()

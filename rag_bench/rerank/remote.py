@@ -59,6 +59,8 @@ class Transport(Protocol):
 
     def classify(self, exc: Exception) -> Verdict | None: ...
 
+    hooked: bool  # its HTTP client calls ``slots.sending`` and ``slots.answered`` (``rag_bench.remote.slots``)
+
 
 @dataclass(frozen=True)
 class Batching:
@@ -144,7 +146,7 @@ class RemoteReranker:
         docs = [p for _, p in batch]
 
         def call():
-            with self.slots.held():  # freed as the answer arrives: parsing it is no request in flight
+            with self.slots.held(getattr(self.transport, "hooked", False)):  # slots.py: only while on the wire
                 pairs, tokens, searches, headers = self.transport.request(question, docs)
             indices = sorted(i for i, _ in pairs)
             if indices != list(range(len(docs))) or not all(np.isfinite(s) for _, s in pairs):

@@ -32,6 +32,8 @@ class VoyageRerankerConfig(RemoteRerankerConfig):
 class VoyageRerankTransport:
     """One request to Voyage's rerank route through the official client."""
 
+    hooked = False  # the voyageai client has no hooks: a request holds its slot for the whole call
+
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
