@@ -4,11 +4,12 @@ A worker thread that builds a request, sends it, waits for the answer and then p
 clients build their answer objects inside the call: Voyage 2-3 ms per 128 vectors on one core, more under
 load) leaves its share of the concurrency idle while it builds and parses. So an API component runs
 ``2 x concurrency`` workers that take turns at ``concurrency`` slots: a worker holds a slot only while its
-request is on the wire. A transport whose HTTP client has hooks (``hooked``: httpx's event hooks for the
-openai and cohere clients, ``remote/http.py`` for urllib) takes the slot in ``sending``, once the request
-is built, and hands it back in ``answered``, the moment the answer's status line and headers arrive; so
-another worker's request goes out while this one reads and parses its answer. Without hooks (the
-voyageai client) the slot is held for the whole call. A server never sees more than ``concurrency``
+request is on the wire. A transport whose HTTP client has request hooks (``hooked``: httpx's event hooks
+for the openai and cohere clients, ``remote/http.py`` for urllib) takes the slot in ``sending``, once the
+request is built; otherwise (the voyageai client, on requests) the slot is taken before the call. Every
+client hands it back in ``answered``, the moment the answer's status line and headers arrive (a response
+hook; for voyageai ``remote/voyage.py`` adds it to the client's session), so another worker's request
+goes out while this one reads and parses its answer. A server never sees more than ``concurrency``
 requests at once: it has answered a request before its slot is freed. A request that fails before any
 answer frees its slot when ``held`` exits.
 """

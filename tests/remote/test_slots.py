@@ -16,6 +16,7 @@ from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.cohere_server import FakeCohereServer
 from rag_bench.testing.openai_server import FakeOpenAIServer
 from rag_bench.testing.tei_server import FakeTeiServer
+from rag_bench.testing.voyage_server import FakeVoyageServer
 
 KEY = "slot-test-key"
 WAIT_S = 10.0  # the most a test waits for a request that must come
@@ -72,6 +73,7 @@ PROVIDERS = {  # provider -> (fake server, its route, settings but base_url, the
     "openai": (FakeOpenAIServer, "/v1/embeddings", {"model": "text-embedding-3-small"}, "/v1"),
     "cohere": (FakeCohereServer, "/v2/embed", {"model": "embed-english-v3.0"}, ""),
     "tei": (FakeTeiServer, "/embed", {"api_key_env": "TEI_API_KEY"}, ""),
+    "voyage": (FakeVoyageServer, "/v1/embeddings", {"model": "voyage-2", "dimension": 256}, ""),
 }
 
 
@@ -79,7 +81,7 @@ PROVIDERS = {  # provider -> (fake server, its route, settings but base_url, the
 def test_the_next_request_is_on_the_wire_while_the_last_answer_is_parsed(monkeypatch, provider):
     """concurrency 1: request 1's answer is not handed back until request 2 has reached the server, which it can
     only do if request 1 freed its slot when its answer arrived (the worker still "parsing" it)."""
-    for variable in ("OPENAI_API_KEY", "CO_API_KEY", "TEI_API_KEY"):
+    for variable in ("OPENAI_API_KEY", "CO_API_KEY", "TEI_API_KEY", "VOYAGE_API_KEY"):
         monkeypatch.setenv(variable, KEY)
     fake, route, settings, suffix = PROVIDERS[provider]
     with fake(api_key=KEY, delay_s=0.05) as server:
