@@ -169,7 +169,7 @@ class RemoteEmbedder:
 
     def _request(self, texts: list[str], input_type: str) -> np.ndarray:
         def call() -> tuple[np.ndarray, int, dict[str, str]]:
-            with self.slots.held(getattr(self.transport, "hooked", False)):  # slots.py: only while on the wire
+            with self.slots.held(getattr(self.transport, "hooked", False), self.pacer):  # slots.py: on the wire
                 vectors, tokens, headers = self.transport.request(texts, input_type)
             vectors = np.asarray(vectors, dtype=np.float32)
             if vectors.ndim != 2 or len(vectors) != len(texts) or not np.isfinite(vectors).all():
@@ -177,7 +177,7 @@ class RemoteEmbedder:
             return vectors, tokens, headers
 
         vectors, tokens, headers = call_with_retries(
-            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer
+            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer, wait=False
         )
         self.pacer.learn(headers)
         self.pacer.spend(tokens)

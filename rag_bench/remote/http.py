@@ -47,7 +47,7 @@ class JsonApi:
         )
         sending()  # the request is built: it takes a slot (slots.py) as it goes out
         with self._opener.open(request, timeout=self.timeout_s) as answer:
-            answered()  # the status line and headers are in: this request's slot goes to the next one
+            answered(answer)  # the status line and headers are in: this request's slot goes to the next one
             raw, headers = answer.read(), lower_headers(dict(answer.headers.items()))
         try:
             return json.loads(raw), headers

@@ -146,7 +146,7 @@ class RemoteReranker:
         docs = [p for _, p in batch]
 
         def call():
-            with self.slots.held(getattr(self.transport, "hooked", False)):  # slots.py: only while on the wire
+            with self.slots.held(getattr(self.transport, "hooked", False), self.pacer):  # slots.py: on the wire
                 pairs, tokens, searches, headers = self.transport.request(question, docs)
             indices = sorted(i for i, _ in pairs)
             if indices != list(range(len(docs))) or not all(np.isfinite(s) for _, s in pairs):
@@ -154,7 +154,7 @@ class RemoteReranker:
             return pairs, tokens, searches, headers
 
         pairs, tokens, searches, headers = call_with_retries(
-            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer
+            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer, wait=False
         )
         self.pacer.learn(headers)
         self.pacer.spend(tokens)

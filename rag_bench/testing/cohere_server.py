@@ -35,6 +35,8 @@ MODELS = {
 class FakeCohereServer(FakeApi):
     """Cohere's v2 embed and rerank routes; ``url`` is ``http://127.0.0.1:PORT`` (the client adds ``/v2``)."""
 
+    PURE = ("/v2/embed", "/v2/rerank")  # answers that depend on the request alone
+
     def __init__(self, api_key: str | None = None, delay_s: float = 0.0, models: dict | None = None, **limits) -> None:
         super().__init__(api_key, delay_s, **limits)
         self.models = {name: (size, tuple(sizes)) for name, (size, sizes) in (models or MODELS).items()}

@@ -62,6 +62,8 @@ class Received:
 class FakeApi:
     """Context manager: starts on an ephemeral port in a background thread, stops (and joins) on exit."""
 
+    PURE: tuple[str, ...] = ()  # paths whose answer depends on the request alone: worked out while delay_s runs
+
     def __init__(
         self, api_key: str | None = None, delay_s: float = 0.0, rate_limit: float | None = None, burst: float = 1.0
     ) -> None:
@@ -196,7 +198,11 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         received = Received(path, body or {}, headers.get("authorization"), "200", headers=headers)
         fake._record(received)
-        if fake.delay_s:  # the answer is due delay_s after the request arrived, however long reading it took
+        early = None  # (status, JSON bytes) of a pure route, made before the delay ends as a real server would
+        if fake.delay_s and path in fake.PURE and fake.authorized(headers):
+            status, payload = fake.routes(path, body, headers)
+            early = status, json.dumps(payload).encode("utf-8")
+        if fake.delay_s:  # the answer is due delay_s after the request arrived, however long making it took
             fake.wait(max(0.0, arrived + fake.delay_s - time.monotonic()))
         fault = fake._next_fault(path)
         if fault is not None:
@@ -210,15 +216,18 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
             received.outcome = "429"
             headers_out = {**fake._limit_headers(), "Retry-After": f"{wait:.3f}"}
             return self._send(429, fake.refusal(429, "Rate limit reached"), headers_out)
+        raw = None
         if not fake.authorized(headers):
             status, payload = 401, fake.refusal(401, "Incorrect API key provided.")
+        elif early is not None:
+            (status, raw), payload = early, None
         else:
             status, payload = fake.routes(path, body, headers)
         if fault is None:
             received.outcome = str(status)
         elif fault.kind == "malformed":
             return self._send(200, None, fake._limit_headers(), raw=b'{"data": [{"embedding": [0.1, ')
-        self._send(status, payload, fake._limit_headers())
+        self._send(status, payload, fake._limit_headers(), raw=raw)
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":
