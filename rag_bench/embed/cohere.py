@@ -81,7 +81,7 @@ class CohereTransport:
             **extra,
         )
         floats = getattr(answer.embeddings, "float_", None)
-        encoded = getattr(answer.embeddings, "base64", None)
+        encoded = _base64_field(answer.embeddings)
         if self.base64 is None and floats is not None:
             self.base64 = encoded is not None and _same(floats, encoded)
         vectors = from_base64(encoded) if kinds == ["base64"] else floats
@@ -100,6 +100,14 @@ def from_base64(encoded: list[str] | None) -> np.ndarray | None:
         return np.stack([np.frombuffer(base64.b64decode(row, validate=True), dtype="<f4") for row in encoded])
     except (TypeError, ValueError, binascii.Error) as exc:
         raise MalformedAnswer(f"the answer's base64 embeddings are not float32 rows ({type(exc).__name__})") from None
+
+
+def _base64_field(embeddings) -> list[str] | None:
+    """The answer's ``base64`` rows: a field of the SDK's model (cohere 7), else kept among its extra fields (older
+    SDKs; their attribute hook would warn of a pydantic deprecation for an unknown name), else None."""
+    if "base64" in getattr(type(embeddings), "model_fields", {}):
+        return embeddings.base64
+    return (getattr(embeddings, "__pydantic_extra__", None) or {}).get("base64")
 
 
 def _same(floats: list[list[float]], encoded: list[str]) -> bool:
