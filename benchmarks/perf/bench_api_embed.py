@@ -61,14 +61,17 @@ PROVIDERS = {
         "",
     ),
 }
-# the fake server in its child process, its vectors one constant row (its own work must not be what is measured)
+# the fake server in its child process, its vectors one constant row and its rerank scores one constant (its own
+# work must not be what is measured; bench_api_rerank.py serves its fakes with this too)
 SERVE = """
 import json, sys, importlib
 import numpy as np
 from rag_bench.embed.fake import FakeEmbedder
+from rag_bench.rerank.fake import FakeReranker
 def constant(self, texts, input_type="document"):
     return np.full((len(texts), self.dimension), self.dimension ** -0.5, np.float32)
 FakeEmbedder.embed = constant
+FakeReranker.score = lambda self, question, passages: np.full(len(passages), 0.5)
 module, name = sys.argv[1].split(":")
 server = getattr(importlib.import_module(module), name)(**json.loads(sys.argv[2]))
 server.__enter__()

@@ -3,7 +3,9 @@ request is sent (a ``Transport``); batching, concurrency, pacing, retries, usage
 
 - Batching: a request holds at most ``batch_size`` texts and at most the model's tokens per request,
   counted with ``estimate_tokens`` (an over-estimate), so no request is refused for its size.
-- Concurrency: at most ``concurrency`` requests in flight, from one pool per embedder; ``submit``
+- Concurrency: at most ``concurrency`` requests in flight, from one pool of ``2 x concurrency`` workers
+  per embedder that take turns at ``concurrency`` slots (``rag_bench.remote.slots``): a slot is freed
+  when an answer arrives, so the next request is sent while the last answer is parsed. ``submit``
   hands back a future per group of texts, so the cache loop (``cached.py``) keeps the pool busy while
   it commits finished batches one by one (a killed run loses only the requests in flight).
 - Retries and pacing: ``rag_bench.remote.retry`` (429 with Retry-After, 5xx, resets, timeouts,
@@ -34,6 +36,7 @@ from rag_bench.remote.pace import Pacer
 from rag_bench.remote.prices import price_per_million
 from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, call_with_retries
 from rag_bench.remote.settings import ApiSettings
+from rag_bench.remote.slots import Slots
 from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches
 
 
@@ -73,6 +76,8 @@ class Transport(Protocol):
 
     def classify(self, exc: Exception) -> Verdict | None: ...
 
+    hooked: bool  # its HTTP client calls ``slots.sending`` and ``slots.answered`` (``rag_bench.remote.slots``)
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -98,6 +103,7 @@ class RemoteEmbedder:
         self.request_tokens = limits.request_tokens
         self.batch_size = limits.batch_size
         self.concurrency = cfg.concurrency
+        self.slots = Slots(cfg.concurrency)
         self.transport = transport
         self.policy = RetryPolicy.from_config(cfg)
         self.pacer = Pacer()
@@ -111,12 +117,12 @@ class RemoteEmbedder:
 
     @property
     def in_flight(self) -> int:
-        """Texts to keep submitted so that every worker has a request ready (``cached.py``)."""
-        return 2 * self.concurrency * self.batch_size
+        """Texts to keep submitted so that every worker has a request and a slot's next one is queued."""
+        return (self.slots.workers + self.concurrency) * self.batch_size
 
     @cached_property
     def _pool(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(self.concurrency, thread_name_prefix="embed-api")
+        return ThreadPoolExecutor(self.slots.workers, thread_name_prefix="embed-api")
 
     def embed(self, texts: Sequence[str], input_type: str) -> np.ndarray:
         """(len(texts), dimension) float32 unit rows."""
@@ -163,14 +169,15 @@ class RemoteEmbedder:
 
     def _request(self, texts: list[str], input_type: str) -> np.ndarray:
         def call() -> tuple[np.ndarray, int, dict[str, str]]:
-            vectors, tokens, headers = self.transport.request(texts, input_type)
+            with self.slots.held(getattr(self.transport, "hooked", False), self.pacer):  # slots.py: on the wire
+                vectors, tokens, headers = self.transport.request(texts, input_type)
             vectors = np.asarray(vectors, dtype=np.float32)
             if vectors.ndim != 2 or len(vectors) != len(texts) or not np.isfinite(vectors).all():
                 raise MalformedAnswer(f"{vectors.shape} finite vectors for {len(texts)} texts")
             return vectors, tokens, headers
 
         vectors, tokens, headers = call_with_retries(
-            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer
+            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer, wait=False
         )
         self.pacer.learn(headers)
         self.pacer.spend(tokens)

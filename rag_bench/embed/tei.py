@@ -40,6 +40,8 @@ class TeiEmbedderConfig(RemoteEmbedderConfig):
 class TeiTransport:
     """One request to TEI's ``/embed``."""
 
+    hooked = True  # its HTTP client calls slots.sending and slots.answered (rag_bench/remote/slots.py)
+
     def __init__(self, api: JsonApi, classify) -> None:
         self.api, self.classify = api, classify
 

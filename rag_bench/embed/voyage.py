@@ -19,7 +19,7 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.remote import Limits, RemoteEmbedder, RemoteEmbedderConfig
-from rag_bench.remote.voyage import classify_voyage, voyage_api_key, voyage_client
+from rag_bench.remote.voyage import classify_voyage, hook_session, voyage_api_key, voyage_client
 
 MAX_TEXTS = 1000
 DEFAULT_TOKEN_LIMIT = 120_000
@@ -63,12 +63,15 @@ class VoyageConfig(RemoteEmbedderConfig):
 class VoyageTransport:
     """One request to Voyage's embeddings route through the official client."""
 
+    hooked = False  # a slot is taken before the request is built; the answer frees it (remote/voyage.py hook_session)
+
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
         self.output_dimension = cfg.dimension  # None: let the API use the model's default
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
 
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
+        hook_session()
         response = self._client.embed(
             texts, model=self.model, input_type=input_type, output_dimension=self.output_dimension
         )

@@ -15,6 +15,7 @@ from rag_bench.remote.http import MalformedAnswer
 from rag_bench.remote.pace import lower_headers
 from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
+from rag_bench.remote.slots import answered, sending
 
 KEY_VARIABLE = "CO_API_KEY"
 NO_RETRIES = {"max_retries": 0}  # every call's request_options: the SDK's own retries off, ours count them
@@ -33,13 +34,18 @@ def cohere_client(api_key: str, base_url: str | None, timeout_s: float):
     variable), else Cohere's endpoint."""
     try:
         import cohere
+        import httpx
     except ImportError:
         raise ConfigError(
             "the cohere options need the cohere package; install it with pip install 'rag-bench[providers]'"
         ) from None
 
     base_url = base_url or os.environ.get("CO_API_URL") or None
-    return cohere.ClientV2(api_key=api_key, base_url=base_url, timeout=timeout_s)
+    # the SDK's own httpx settings (its timeout, redirects followed); a request takes a slot once built and frees
+    # it as its answer arrives (slots.py), before the SDK builds its answer object
+    hooks = {"request": [sending], "response": [answered]}
+    http = httpx.Client(timeout=timeout_s, follow_redirects=True, event_hooks=hooks)
+    return cohere.ClientV2(api_key=api_key, base_url=base_url, timeout=timeout_s, httpx_client=http)
 
 
 def classify_cohere(exc: Exception, group: str, key_variable: str) -> Verdict | None:

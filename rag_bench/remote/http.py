@@ -19,6 +19,7 @@ from rag_bench.remote.pace import lower_headers
 from rag_bench.remote.redirects import same_origin_opener
 from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
+from rag_bench.remote.slots import answered, sending
 
 SHOWN = 200  # characters of a server's error quoted in a message
 
@@ -44,7 +45,9 @@ class JsonApi:
         request = urllib.request.Request(
             self.base_url + route, data=data, headers=self._headers, method="GET" if body is None else "POST"
         )
+        sending()  # the request is built: it takes a slot (slots.py) as it goes out
         with self._opener.open(request, timeout=self.timeout_s) as answer:
+            answered(answer)  # the status line and headers are in: this request's slot goes to the next one
             raw, headers = answer.read(), lower_headers(dict(answer.headers.items()))
         try:
             return json.loads(raw), headers

@@ -20,6 +20,7 @@ from rag_bench.remote.http import MalformedAnswer
 from rag_bench.remote.pace import lower_headers
 from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
+from rag_bench.remote.slots import answered, sending
 
 KEY_VARIABLE = "OPENAI_API_KEY"
 NO_KEY = "none"  # what the client sends when no key is asked for (it insists on one)
@@ -76,6 +77,8 @@ def openai_client(cfg, api_key: str | None):
         max_retries=0,
         timeout=cfg.timeout_s,
         default_headers=headers or None,
+        # the client's own httpx defaults; a request takes a slot once built and frees it as its answer arrives
+        http_client=openai.DefaultHttpxClient(event_hooks={"request": [sending], "response": [answered]}),
     )
 
 

@@ -71,16 +71,18 @@ def call_with_retries(
     usage: Usage | None = None,
     label: str = "request",
     pacer: Pacer | None = None,
+    wait: bool = True,
 ) -> T:
     """``call()``, retried as the module docstring says; CallFailed when it fails for good.
 
     ``classify`` returns None for exceptions that are bugs, not service failures: they propagate.
     With a ``pacer`` each attempt waits for its turn under the rate limit the server announced,
-    learns from a refusal's headers, and a Retry-After holds every request that shares the pacer.
+    learns from a refusal's headers, and a Retry-After holds every request that shares the pacer; ``wait=False``
+    leaves the wait for a turn to ``call`` (``slots.py`` waits once a request holds its slot).
     """
     start = time.monotonic()
     for attempt in range(1, policy.max_retries + 2):
-        if pacer is not None:
+        if pacer is not None and wait:
             pacer.wait()
         if usage is not None:
             usage.add(requests=1, retries=int(attempt > 1))

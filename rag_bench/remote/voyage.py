@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -10,6 +11,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.remote.pace import lower_headers
 from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
+from rag_bench.remote.slots import answered
 
 
 def voyage_api_key(selected: str) -> str:
@@ -72,3 +74,27 @@ def classify_voyage(exc: Exception, group: str = "embedder") -> Verdict | None:
 def redact(text: str, secret: str) -> str:
     """``text`` with every occurrence of ``secret`` masked."""
     return text.replace(secret, "***") if secret else text
+
+
+def hook_session() -> bool:
+    """Make this thread's voyageai session free its request's slot as each answer arrives (``slots.py``).
+
+    The voyageai client (0.3.7 to 0.5 at least) sends through one requests session per thread, kept in its
+    ``api_requestor._thread_context`` and made by its ``_make_session`` (which honours the public
+    ``voyageai.requestssession``); a requests response hook runs once the status line and headers are in,
+    before the client reads and decodes the answer. False where that is not so (another voyageai): the
+    slot is then held for the whole call, as it was.
+    """
+    try:
+        from voyageai.api_resources import api_requestor
+
+        context = api_requestor._thread_context
+        if not hasattr(context, "session"):  # made here as the client would make it on its first request
+            context.session = api_requestor._make_session()
+            context.session_create_time = time.time()
+        hooks = context.session.hooks["response"]
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return False
+    if answered not in hooks:
+        hooks.append(answered)
+    return True

@@ -32,6 +32,8 @@ class CohereRerankerConfig(RemoteRerankerConfig):
 class CohereRerankTransport:
     """One request to Cohere's v2 rerank route."""
 
+    hooked = True  # its HTTP client calls slots.sending and slots.answered (rag_bench/remote/slots.py)
+
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
         self._client = cohere_client(api_key, cfg.base_url, cfg.timeout_s)

@@ -45,6 +45,8 @@ def rerank_route(base_url: str) -> str:
 class JinaRerankTransport:
     """One POST of the ``/v1/rerank`` schema."""
 
+    hooked = True  # its HTTP client calls slots.sending and slots.answered (rag_bench/remote/slots.py)
+
     def __init__(self, cfg, api_key: str | None) -> None:
         self.model = cfg.model
         self.api = JsonApi(cfg.base_url, "reranker.base_url", api_key, cfg.timeout_s)

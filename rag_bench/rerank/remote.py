@@ -8,8 +8,10 @@ passages never scored for a question are sent. Cache layout: namespace ``rerank/
 one entry per request, JSON ``{sha256(passage): score}``, written as soon as the request answers, so a
 killed run resumes with what it had. A request holds at most the provider's documents per request and
 at most its token budget, "query tokens x documents + document tokens", counted with ``estimate_tokens``.
-``prefetch(questions, candidates)`` scores every question's candidates, ``concurrency`` questions at a
-time, before the pipeline asks for them one by one.
+``prefetch(questions, candidates)`` scores every question's candidates before the pipeline asks for them
+one by one: ``2 x concurrency`` questions at a time take turns at ``concurrency`` requests in flight
+(``rag_bench.remote.slots``: a slot is freed as an answer arrives, so the next request is sent while the
+last answer is parsed and cached).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from rag_bench.remote.pace import Pacer
 from rag_bench.remote.prices import price_per_million, price_per_search
 from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries
 from rag_bench.remote.settings import ApiSettings
+from rag_bench.remote.slots import Slots
 from rag_bench.remote.usage import Usage, estimate_tokens, plan_batches
 from rag_bench.rerank.base import CutRerankerConfig
 
@@ -56,6 +59,8 @@ class Transport(Protocol):
 
     def classify(self, exc: Exception) -> Verdict | None: ...
 
+    hooked: bool  # its HTTP client calls ``slots.sending`` and ``slots.answered`` (``rag_bench.remote.slots``)
+
 
 @dataclass(frozen=True)
 class Batching:
@@ -78,6 +83,7 @@ class RemoteReranker:
         self.batching = batching
         self.cache = cache
         self.concurrency = cfg.concurrency
+        self.slots = Slots(cfg.concurrency)
         self.policy = RetryPolicy.from_config(cfg)
         self.pacer = Pacer()
         self.usage = Usage(cfg.model, price_per_million(cfg.model, cfg.price_per_million))
@@ -121,7 +127,7 @@ class RemoteReranker:
         merged: dict[str, dict[str, None]] = {}  # one task per distinct question
         for question, passages in zip(questions, candidates, strict=True):
             merged.setdefault(question, {}).update(dict.fromkeys(passages))
-        bounded_map(lambda item: self.score(item[0], list(item[1])), list(merged.items()), self.concurrency)
+        bounded_map(lambda item: self.score(item[0], list(item[1])), list(merged.items()), self.slots.workers)
 
     def _known(self, question: str) -> dict[str, float]:
         qkey = sha(question)
@@ -140,14 +146,15 @@ class RemoteReranker:
         docs = [p for _, p in batch]
 
         def call():
-            pairs, tokens, searches, headers = self.transport.request(question, docs)
+            with self.slots.held(getattr(self.transport, "hooked", False), self.pacer):  # slots.py: on the wire
+                pairs, tokens, searches, headers = self.transport.request(question, docs)
             indices = sorted(i for i, _ in pairs)
             if indices != list(range(len(docs))) or not all(np.isfinite(s) for _, s in pairs):
                 raise MalformedAnswer(f"{len(pairs)} scores for {len(docs)} documents")
             return pairs, tokens, searches, headers
 
         pairs, tokens, searches, headers = call_with_retries(
-            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer
+            call, self.policy, self.transport.classify, self.usage, self.label, self.pacer, wait=False
         )
         self.pacer.learn(headers)
         self.pacer.spend(tokens)

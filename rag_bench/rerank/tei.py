@@ -37,6 +37,8 @@ class TeiRerankerConfig(RemoteRerankerConfig):
 class TeiRerankTransport:
     """One request to TEI's ``/rerank``."""
 
+    hooked = True  # its HTTP client calls slots.sending and slots.answered (rag_bench/remote/slots.py)
+
     def __init__(self, api: JsonApi, classify) -> None:
         self.api, self.classify = api, classify
 

@@ -2,7 +2,9 @@
 
 Vectors are ``FakeEmbedder`` word hashes at the model's size (``output_dimension`` when sent and the model
 takes it, as embed-v4.0 takes 256, 512, 1024 or 1536; otherwise a 400); billed units are input tokens (a word or a
-punctuation mark) and search units (one per 100 documents). A model not in ``MODELS`` gets a 404. Faults,
+punctuation mark) and search units (one per 100 documents). ``embedding_types`` may ask for ``float`` and
+``base64`` (each row's little-endian float32 bytes, as the SDK documents "the float embedding bytes appended
+together"). A model not in ``MODELS`` gets a 404. Faults,
 key, delay and the announced rate limit: ``fake_api.py``.
 
     with FakeCohereServer(api_key="co-test") as server:
@@ -11,7 +13,10 @@ key, delay and the announced rate limit: ``fake_api.py``.
 
 from __future__ import annotations
 
+import base64
 import math
+
+import numpy as np
 
 from rag_bench.embed.fake import FakeEmbedder
 from rag_bench.rerank.fake import FakeReranker
@@ -29,6 +34,8 @@ MODELS = {
 
 class FakeCohereServer(FakeApi):
     """Cohere's v2 embed and rerank routes; ``url`` is ``http://127.0.0.1:PORT`` (the client adds ``/v2``)."""
+
+    PURE = ("/v2/embed", "/v2/rerank")  # answers that depend on the request alone
 
     def __init__(self, api_key: str | None = None, delay_s: float = 0.0, models: dict | None = None, **limits) -> None:
         super().__init__(api_key, delay_s, **limits)
@@ -52,14 +59,23 @@ class FakeCohereServer(FakeApi):
         texts = list(body.get("texts") or [])
         if not 1 <= len(texts) <= 96:
             return 400, {"message": f"invalid request: texts must hold 1 to 96 items, not {len(texts)}"}
+        kinds = list(body.get("embedding_types") or ["float"])
+        if not set(kinds) <= {"float", "base64"}:
+            return 400, {"message": f"invalid request: embedding_types {kinds} (this fake serves float and base64)"}
         vectors = FakeEmbedder(size or self.models[model][0]).embed(texts)
         return 200, {
             "id": "fake",
-            "embeddings": {"float": [[float(x) for x in v] for v in vectors]},
+            "embeddings": {kind: ENCODE[kind](vectors) for kind in kinds},
             "texts": texts,
             "meta": {"api_version": {"version": "2"}, "billed_units": {"input_tokens": sum(tokens(t) for t in texts)}},
             "response_type": "embeddings_by_type",
         }
+
+
+ENCODE = {  # embedding type -> the answer's rows
+    "float": lambda vectors: [[float(x) for x in v] for v in vectors],
+    "base64": lambda vectors: [base64.b64encode(np.asarray(v, "<f4").tobytes()).decode("ascii") for v in vectors],
+}
 
 
 def rerank(body: dict) -> dict:

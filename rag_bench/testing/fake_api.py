@@ -5,7 +5,8 @@ announced and enforced rate limit. A fake says only what its routes answer (``ro
 Faults are queued with ``inject`` and each is used by one request (optionally on one path only):
 "429" (with Retry-After), "500", "503", "reset" (the connection dropped with a TCP RST), "slow" (the
 answer waits ``delay_s``), "malformed" (a 200 whose body is not JSON). ``delay_s`` slows every request.
-A server that is down is one that was stopped: its port refuses connections.
+A server that is down is one that was stopped: its port refuses connections. ``delay_s`` counts from the
+request's arrival (reading and decoding it are part of the delay, so a fake "answering in 100 ms" does).
 
 ``rate_limit`` (requests per minute) is announced in every answer as ``x-ratelimit-limit-requests`` (and
 ``x-ratelimit-remaining-requests``), as OpenAI's API does, and enforced by a token bucket refilled at
@@ -60,6 +61,8 @@ class Received:
 
 class FakeApi:
     """Context manager: starts on an ephemeral port in a background thread, stops (and joins) on exit."""
+
+    PURE: tuple[str, ...] = ()  # paths whose answer depends on the request alone: worked out while delay_s runs
 
     def __init__(
         self, api_key: str | None = None, delay_s: float = 0.0, rate_limit: float | None = None, burst: float = 1.0
@@ -188,14 +191,19 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
             self.answering()  # a request that ended without an answer
 
     def _serve(self, fake: FakeApi) -> None:
+        arrived = time.monotonic()
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}") if self.command == "POST" else None
         path = self.path.split("?", 1)[0].rstrip("/")
         headers = {k.lower(): v for k, v in self.headers.items()}
         received = Received(path, body or {}, headers.get("authorization"), "200", headers=headers)
         fake._record(received)
-        if fake.delay_s:
-            fake.wait(fake.delay_s)
+        early = None  # (status, JSON bytes) of a pure route, made before the delay ends as a real server would
+        if fake.delay_s and path in fake.PURE and fake.authorized(headers):
+            status, payload = fake.routes(path, body, headers)
+            early = status, json.dumps(payload).encode("utf-8")
+        if fake.delay_s:  # the answer is due delay_s after the request arrived, however long making it took
+            fake.wait(max(0.0, arrived + fake.delay_s - time.monotonic()))
         fault = fake._next_fault(path)
         if fault is not None:
             received.outcome = fault.kind
@@ -208,15 +216,18 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
             received.outcome = "429"
             headers_out = {**fake._limit_headers(), "Retry-After": f"{wait:.3f}"}
             return self._send(429, fake.refusal(429, "Rate limit reached"), headers_out)
+        raw = None
         if not fake.authorized(headers):
             status, payload = 401, fake.refusal(401, "Incorrect API key provided.")
+        elif early is not None:
+            (status, raw), payload = early, None
         else:
             status, payload = fake.routes(path, body, headers)
         if fault is None:
             received.outcome = str(status)
         elif fault.kind == "malformed":
             return self._send(200, None, fake._limit_headers(), raw=b'{"data": [{"embedding": [0.1, ')
-        self._send(status, payload, fake._limit_headers())
+        self._send(status, payload, fake._limit_headers(), raw=raw)
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":

@@ -44,6 +44,8 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 class FakeOpenAIServer(FakeApi):
     """OpenAI's embeddings route and the shared rerank route; ``url`` is ``http://127.0.0.1:PORT`` (add ``/v1``)."""
 
+    PURE = ("/v1/embeddings", "/v1/rerank")  # answers that depend on the request alone
+
     def __init__(
         self,
         api_key: str | None = None,

@@ -15,6 +15,8 @@ from rag_bench.testing.fake_api import FakeApi
 class FakeTeiServer(FakeApi):
     """TEI's own routes for one model; ``url`` is ``http://127.0.0.1:PORT``."""
 
+    PURE = ("/info", "/embed", "/rerank")  # answers that depend on the request alone
+
     def __init__(
         self,
         model_id: str = "BAAI/bge-small-en-v1.5",

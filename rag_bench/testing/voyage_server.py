@@ -37,6 +37,8 @@ def tokens(text: str) -> int:
 class FakeVoyageServer(FakeApi):
     """Voyage's ``/v1/embeddings`` and ``/v1/rerank`` (``url`` is ``http://127.0.0.1:PORT``; clients add ``/v1``)."""
 
+    PURE = ("/v1/embeddings", "/v1/rerank")  # answers that depend on the request alone
+
     def __init__(self, api_key: str | None = None, delay_s: float = 0.0, max_texts: int = 1000, **limits) -> None:
         super().__init__(api_key, delay_s, **limits)
         self.max_texts = max_texts

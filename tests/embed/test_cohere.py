@@ -1,11 +1,13 @@
 """embedder=cohere: the real ``cohere`` client (API v2) against the fake Cohere server on 127.0.0.1."""
 
+import base64
 import time
 
 import numpy as np
 import pytest
 
 from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.embed.base import normalise
 from rag_bench.embed.registry import EMBEDDERS
 from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.cohere_server import FakeCohereServer
@@ -33,7 +35,9 @@ def test_documents_and_questions_get_cohere_input_types(server):
     model.embed(["What was the audit fee?"], "query")
     sent = server.received(ROUTE)
     assert [r.body["input_type"] for r in sent] == ["search_document", "search_query"]
-    assert sent[0].body["embedding_types"] == ["float"] and "output_dimension" not in sent[0].body
+    # the first answer carries floats and base64; once they agree, base64 alone (cohere.py's docstring)
+    assert [r.body["embedding_types"] for r in sent] == [["float", "base64"], ["base64"]]  # one after the other
+    assert "output_dimension" not in sent[0].body
     assert sent[0].authorization == f"Bearer {KEY}"
     np.testing.assert_allclose(docs, FakeEmbedder(1024).embed(["The audit fee rose.", "Revenue fell"]), atol=1e-6)
     assert model.name == "cohere/embed-english-v3.0@1024" and model.max_tokens == 512
@@ -93,3 +97,34 @@ def test_tokens_and_cost(server):
     model = embedder(server)
     model.embed(["net revenue rose", "audit fee"], "document")
     assert model.usage.tokens == 5 and model.estimated_cost_usd == pytest.approx(5 * 0.12 / 1e6)
+
+
+def test_base64_vectors_are_bit_identical_to_the_float_lists(server):
+    texts = [f"the audit fee of unit {i} rose by {i}.{i} percent" for i in range(7)]
+    model = embedder(server, model="embed-english-light-v3.0", batch_size=1, concurrency=1)
+    vectors = model.embed(texts, "document")  # 7 requests: float and base64 until the first answer, then base64
+    kinds = [r.body["embedding_types"] for r in server.received(ROUTE)]
+    assert kinds[0] == ["float", "base64"] and kinds[-1] == ["base64"] and len(kinds) == 7
+    assert all(k in (["float", "base64"], ["base64"]) for k in kinds)
+    floats = cohere_client_floats(server, texts, "embed-english-light-v3.0")  # the official client's own parse
+    assert vectors.dtype == np.float32 and vectors.tobytes() == normalise(floats).tobytes()
+
+
+def test_base64_that_differs_from_the_floats_is_never_used(server, monkeypatch):
+    from rag_bench.testing import cohere_server
+
+    big_endian = [lambda vectors: [base64.b64encode(np.asarray(v, ">f4").tobytes()).decode() for v in vectors]]
+    monkeypatch.setitem(cohere_server.ENCODE, "base64", big_endian[0])
+    texts = ["audit fee", "net revenue", "fee schedule", "audit scope", "revenue growth"]
+    vectors = embedder(server, model="embed-english-light-v3.0", batch_size=1, concurrency=1).embed(texts, "document")
+    kinds = [r.body["embedding_types"] for r in server.received(ROUTE)]
+    assert kinds[0] == ["float", "base64"] and kinds[-1] == ["float"] and ["base64"] not in kinds
+    np.testing.assert_allclose(vectors, FakeEmbedder(384).embed(texts), atol=1e-6)
+
+
+def cohere_client_floats(server, texts, model):
+    import cohere
+
+    client = cohere.ClientV2(api_key=KEY, base_url=server.url)
+    answer = client.embed(texts=texts, model=model, input_type="search_document", embedding_types=["float"])
+    return np.asarray(answer.embeddings.float_, dtype=np.float32)

@@ -1,12 +1,17 @@
 """embedder=openai: the real ``openai`` client against the fake OpenAI-compatible server on 127.0.0.1."""
 
+import base64
+import json
 import time
 
 import numpy as np
 import pytest
 
 from rag_bench.core.errors import ConfigError, ServiceError
+from rag_bench.embed.base import normalise
+from rag_bench.embed.openai import decode_embeddings
 from rag_bench.embed.registry import EMBEDDERS
+from rag_bench.remote.http import MalformedAnswer
 from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.fake_api import Fault
 from rag_bench.testing.openai_server import FakeOpenAIServer
@@ -163,3 +168,39 @@ def test_an_announced_rate_limit_paces_the_requests(monkeypatch):
         refused = len(server.received(ROUTE, outcome="429"))
         assert len(server.received(ROUTE, outcome="200")) == 16 and refused <= 4
         assert model.pacer.per_minute == {"requests": 600}
+
+
+def test_vectors_are_bit_identical_to_the_official_clients_own_parse(server):
+    import openai
+
+    texts = [f"the audit fee of unit {i} rose by {i}.{i} percent" for i in range(9)]
+    vectors = embedder(server, batch_size=4).embed(texts, "document")
+    assert all(r.body["encoding_format"] == "base64" for r in server.received(ROUTE))
+    client = openai.OpenAI(api_key=KEY, base_url=server.url + "/v1")
+    parsed = client.embeddings.create(input=texts, model="text-embedding-3-small").data  # the client decodes
+    assert vectors.tobytes() == normalise(np.asarray([d.embedding for d in parsed], np.float32)).tobytes()
+
+
+def test_float_lists_from_a_server_that_ignores_encoding_format_are_read_too():
+    answer = {"data": [{"index": 1, "embedding": [0.5, -0.25]}, {"index": 0, "embedding": [1.0, 2.0]}]}
+    vectors, tokens = decode_embeddings(json.dumps({**answer, "usage": {"total_tokens": 7}}).encode(), 2)
+    assert vectors.tolist() == [[1.0, 2.0], [0.5, -0.25]] and vectors.dtype == np.float32 and tokens == 7
+    encoded = base64.b64encode(np.array([3.0, -1.5], "<f4").tobytes()).decode()
+    vectors, tokens = decode_embeddings(json.dumps({"data": [{"index": 0, "embedding": encoded}]}).encode(), 1)
+    assert vectors.tolist() == [[3.0, -1.5]] and tokens == 0  # no usage: nothing billed
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"not json",
+        b'{"data": [{"index": 0, "embedding": [1.0]}]}',  # one row for two texts
+        b'{"data": [{"index": 0, "embedding": [1.0]}, {"index": 0, "embedding": [2.0]}]}',  # an index repeated
+        b'{"data": [{"index": 0, "embedding": [1.0]}, {"index": 1, "embedding": [2.0, 3.0]}]}',  # unequal rows
+        b'{"data": [{"index": 0, "embedding": "AAA"}, {"index": 1, "embedding": "AAA"}]}',  # not float32 bytes
+        b'{"vectors": []}',
+    ],
+)
+def test_a_malformed_answer_is_named_so_and_retried(content):
+    with pytest.raises(MalformedAnswer):
+        decode_embeddings(content, 2)
