@@ -31,8 +31,9 @@ def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) 
         if left <= 0:
             break
         chunk = chunks[c]
-        take = min(len(chunk), left)
-        context.append(chunk if take == len(chunk) else Chunk(chunk.doc_id, chunk.start, chunk.start + take, ""))
+        length = chunk.end - chunk.start
+        take = min(length, left)
+        context.append(chunk if take == length else Chunk(chunk.doc_id, chunk.start, chunk.start + take, ""))
         left -= take
     return context
 
@@ -49,20 +50,23 @@ def budget_metrics(
     evidence the parse lost (``lost``) counts in |S| and |E| and is never hit."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
+    docs = {s.doc_id for s in spans}  # only a chunk of an evidence document can hit a span or cover evidence
+    families = budget_families()
     out: dict[str, float] = {}
     for budget in sorted(set(budgets)):
         context = budget_context(ranked, chunks, budget)
+        near = [c for c in context if c.doc_id in docs]
         view = SpanView(
             k=len(context),
             n_spans=len(spans) + len(lost),
-            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)),
+            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in near)),
             first_hit=None,  # rank metrics are not budgeted
             dcg=0.0,
             idcg=1.0,
             evidence_chars=size(evidence) + lost_chars,
-            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context])),
-            lengths=sum(len(c) for c in context),
+            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in near])),
+            lengths=sum(c.end - c.start for c in context),
             lost_chars=lost_chars,
         )
-        out.update({f"{family.name}@{budget}chars": family.span(view) for family in budget_families()})
+        out.update({f"{family.name}@{budget}chars": family.span(view) for family in families})
     return out

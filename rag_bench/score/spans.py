@@ -79,7 +79,8 @@ def span_metrics(
     overlaps evidence to the spans it hits (``relevance.touching``).
     """
     views = span_views(ranked, chunks, spans, touching, ks, lost)
-    out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in span_families()}
+    families = span_families()
+    out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in families}
     out.update({family.name: family.span(views[-1]) for family in whole_families()})
     return out, views[-1].first_hit
 
@@ -96,35 +97,42 @@ def span_views(
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
     evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
+    # Only chunks touching evidence can hit a span or cover evidence characters: the ranks of those, and
+    # the ranks (from 0) where a span no higher rank hit is hit (gain 1); every other rank gains 0.
+    near_ranks = [(rank, c) for rank, c in enumerate(ranked, start=1) if c in touching]
     seen: set[int] = set()
-    gains: list[int] = []
+    gain_at: list[int] = []
     first_hit = None
-    for rank, c in enumerate(ranked, start=1):
-        hit = touching.get(c, frozenset())
-        gains.append(1 if hit - seen else 0)
+    for rank, c in near_ranks:
+        hit = touching[c]
+        if hit - seen:
+            gain_at.append(rank - 1)
         seen |= hit
         if hit and first_hit is None:
             first_hit = rank
-    # Only chunks that touch evidence can cover evidence characters, so coverage needs just those;
-    # chunk lengths enter as running sums. (Same values as summing over the whole top k.)
+    # Chunk lengths enter as running sums. (Same values as summing over the whole top k.)
     head = list(ranked[: max(ks)])
     running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
-    near_ranks = [(rank, c) for rank, c in enumerate(head, start=1) if c in touching]
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
     touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
-    discount = _discounts(max(max(ks), len(gains), n_spans))
+    discount = _discounts(max(max(ks), len(ranked), n_spans))
     views = []
+    covered, counted = 0, -1  # evidence characters the top k's touching chunks cover, for ``counted`` of them
     for k in sorted(ks):
         near = [c for rank, c in near_ranks if rank <= k]
-        covered = intersection_size(evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near]))
+        if len(near) != counted:
+            covered = intersection_size(
+                evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near])
+            )
+            counted = len(near)
         views.append(
             SpanView(
                 k=k,
                 n_spans=n_spans,
                 hit_spans=frozenset().union(*(touching[c] for c in near)),
                 first_hit=first_hit,
-                dcg=sum(discount[r] for r, g in enumerate(gains[:k]) if g),
-                idcg=sum(discount[: min(k, n_spans)]),
+                dcg=sum(discount[r] for r in gain_at if r < k),  # summed in rank order, as over every rank
+                idcg=_ideal(min(k, n_spans)),
                 evidence_chars=evidence_chars,
                 covered=covered,
                 lengths=running[min(k, len(head)) - 1] if head else 0,
@@ -144,3 +152,13 @@ def _discounts(n: int) -> list[float]:
     while len(_DISCOUNTS) < n:
         _DISCOUNTS.append(1 / math.log2(len(_DISCOUNTS) + 2))
     return _DISCOUNTS
+
+
+_IDEAL: dict[int, float] = {}  # m -> the sum of the first m discounts, summed as before
+
+
+def _ideal(m: int) -> float:
+    """IDCG of ``m`` unit gains at the top: ``sum(_discounts(m)[:m])``, each sum made once."""
+    if m not in _IDEAL:
+        _IDEAL[m] = sum(_discounts(m)[:m])
+    return _IDEAL[m]
