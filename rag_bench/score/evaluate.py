@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
@@ -56,6 +57,11 @@ def evaluate(
     budgets: Sequence[int] = (),
 ) -> Evaluation:
     """Metrics of each question's ranking (``ranked``/``scores``: (n_questions, width), -1 padded)."""
+    with no_collector_pauses():  # many small objects per question (core/pauses.py)
+        return _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets)
+
+
+def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets) -> Evaluation:
     locator = ChunkLocator(chunks)
     judged = any(q.judgements for q in dataset.questions)
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
