@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from itertools import accumulate
 
 from rag_bench.core.types import Chunk, Lost, Span
-from rag_bench.score.metrics import span_families, whole_families
+from rag_bench.score.metrics import Family, span_families, whole_families
 from rag_bench.score.views import SpanView
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
@@ -72,17 +73,26 @@ def span_metrics(
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
     lost: Sequence[Lost] = (),
+    lengths: Sequence[int] | None = None,
 ) -> tuple[dict[str, float], int | None]:
     """Every span metric of the metric table for one question, and the rank of its first hit (None if none).
 
     ``ranked`` holds chunk indices best first; ``touching`` maps each chunk that
-    overlaps evidence to the spans it hits (``relevance.touching``).
+    overlaps evidence to the spans it hits (``relevance.touching``); ``lengths`` (optional) each chunk's
+    ``len``, when the caller has them.
     """
-    views = span_views(ranked, chunks, spans, touching, ks, lost)
-    families = span_families()
-    out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in families}
-    out.update({family.name: family.span(views[-1]) for family in whole_families()})
+    views = span_views(ranked, chunks, spans, touching, ks, lost, lengths)
+    columns = _columns(tuple(view.k for view in views), tuple(span_families()), tuple(whole_families()))
+    out = {name: family.span(views[at]) for at, name, family in columns}
     return out, views[-1].first_hit
+
+
+@lru_cache(maxsize=64)
+def _columns(ks: tuple[int, ...], at_k: tuple[Family, ...], whole: tuple[Family, ...]) -> list[tuple[int, str, Family]]:
+    """(index of the view, metric name, family) of ``span_metrics``'s values, for views at cut-offs ``ks``
+    (the metric table's families at each k, ``at_k``, then those measured once, ``whole``)."""
+    named = [(at, f"{family.name}@{k}", family) for at, k in enumerate(ks) for family in at_k]
+    return named + [(len(ks) - 1, family.name, family) for family in whole]
 
 
 def span_views(
@@ -92,8 +102,10 @@ def span_views(
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
     lost: Sequence[Lost] = (),
+    lengths: Sequence[int] | None = None,
 ) -> list[SpanView]:
-    """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking."""
+    """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking (``lengths``: as in
+    ``span_metrics``)."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
     evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
@@ -112,7 +124,10 @@ def span_views(
             first_hit = rank
     # Chunk lengths enter as running sums. (Same values as summing over the whole top k.)
     head = list(ranked[: max(ks)])
-    running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
+    if lengths is None:
+        running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
+    else:
+        running = list(accumulate(map(lengths.__getitem__, head)))
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
     touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
     discount = _discounts(max(max(ks), len(ranked), n_spans))
