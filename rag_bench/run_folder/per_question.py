@@ -61,9 +61,23 @@ def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[
     as_text = table.copy()
     for column in LIST_COLUMNS:
         as_text[column] = as_text[column].map(_json_list)
+    for column in as_text.columns[(as_text.dtypes == np.float64).to_numpy()]:
+        as_text[column] = float_text(as_text[column].to_numpy())
     write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
     write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
     return [csv, parquet]
+
+
+def float_text(values: np.ndarray) -> np.ndarray:
+    """(n,) object: the text ``DataFrame.to_csv`` writes for each float64 value (numpy's ``astype(str)``, NaN
+    as empty), each distinct value converted once (a metric column holds few distinct values)."""
+    if (values == 0).any() and np.signbit(values[values == 0]).any():  # -0.0 is unique with 0.0: convert each
+        text = values.astype(str).astype(object)
+    else:
+        distinct, at = np.unique(values, return_inverse=True)
+        text = distinct.astype(str).astype(object)[at.reshape(-1)]
+    text[np.isnan(values)] = ""
+    return text
 
 
 def _json_list(items: object) -> str:
