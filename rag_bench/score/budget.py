@@ -15,7 +15,6 @@ as context, and a run of 250-character chunks gets its top four.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, budget_families
@@ -79,7 +78,13 @@ def budget_metrics(
     return out
 
 
-@lru_cache(maxsize=64)
+_COLUMNS: dict[tuple, list[tuple[int, list[tuple[str, Family]]]]] = {}  # by budgets and the families' identities
+
+
 def _columns(budgets: tuple[int, ...], families: tuple[Family, ...]) -> list[tuple[int, list[tuple[str, Family]]]]:
-    """Each budget with the (metric name, family) of its values."""
-    return [(budget, [(f"{family.name}@{budget}chars", family) for family in families]) for budget in budgets]
+    """Each budget with the (metric name, family) of its values, made once (families told apart by identity,
+    as in ``spans._columns``)."""
+    key = (budgets, *map(id, families))
+    if key not in _COLUMNS:
+        _COLUMNS[key] = [(b, [(f"{family.name}@{b}chars", family) for family in families]) for b in budgets]
+    return _COLUMNS[key]

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 from itertools import accumulate
 
 from rag_bench.core.types import Chunk, Lost, Span
@@ -87,12 +86,18 @@ def span_metrics(
     return out, views[-1].first_hit
 
 
-@lru_cache(maxsize=64)
+_COLUMNS: dict[tuple, list[tuple[int, str, Family]]] = {}  # by cut-offs and the families' identities
+
+
 def _columns(ks: tuple[int, ...], at_k: tuple[Family, ...], whole: tuple[Family, ...]) -> list[tuple[int, str, Family]]:
     """(index of the view, metric name, family) of ``span_metrics``'s values, for views at cut-offs ``ks``
-    (the metric table's families at each k, ``at_k``, then those measured once, ``whole``)."""
-    named = [(at, f"{family.name}@{k}", family) for at, k in enumerate(ks) for family in at_k]
-    return named + [(len(ks) - 1, family.name, family) for family in whole]
+    (the metric table's families at each k, ``at_k``, then those measured once, ``whole``), made once (the
+    families are told apart by identity: hashing them hashes their functions, and they are held here)."""
+    key = (ks, *map(id, at_k), None, *map(id, whole))
+    if key not in _COLUMNS:
+        named = [(at, f"{family.name}@{k}", family) for at, k in enumerate(ks) for family in at_k]
+        _COLUMNS[key] = named + [(len(ks) - 1, family.name, family) for family in whole]
+    return _COLUMNS[key]
 
 
 def span_views(
