@@ -127,8 +127,9 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[t
     docs = {s.doc_id for s in question.spans} if question.has_evidence else set(question.judgements)
     best: dict[int, int] = {}  # candidate in an evidence document -> its best rank over the stages
     for row, _ in lists:
-        for rank, c in enumerate(row, start=1):
-            if c >= 0 and rank < best.get(c, rank + 1) and facts.chunks[c].doc_id in docs:
+        ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and facts.chunks[c].doc_id in docs}
+        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _found finds it
+            if rank < best.get(c, rank + 1):
                 best[c] = rank
     beyond = sorted(
         (c for c in best if c not in shown and _touches(facts.chunks[c], question)), key=lambda c: (best[c], c)
@@ -162,11 +163,11 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[t
 
 
 def _found(row: list[int], scores: list[float], c: int) -> tuple[int, float] | None:
-    """(rank from 1, score) of chunk ``c`` in one stage's list (a list holds a chunk once), None if absent."""
-    try:
-        at = row.index(c)
-    except ValueError:
+    """(rank from 1, score) of chunk ``c`` in one stage's list (its last place, should the list hold it
+    twice), None if absent."""
+    if c not in row:
         return None
+    at = len(row) - 1 - row[::-1].index(c)
     return at + 1, scores[at]
 
 
