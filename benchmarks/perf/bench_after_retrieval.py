@@ -10,9 +10,11 @@ growth exponent from 1k to 10k questions <= 1.05; report.html under 15 MB at 10k
 
 With ``--reference CHECKOUT`` (a checkout of the code before, e.g. ``git worktree add /tmp/base main``, its
 C extension built) the same 10k-question measurement runs on that code in a child process, and the first
-goal is measured against it in this run instead of the issue's figure.
+goal is measured against it in this run instead of the issue's figure. ``--rounds N`` (default 2) measures
+each side N times, taking turns with the reference (so that machine load moves both alike), and keeps
+each side's best.
 
-Usage: python benchmarks/perf/bench_after_retrieval.py [--questions 1000,10000] [--reference CHECKOUT]
+Usage: python benchmarks/perf/bench_after_retrieval.py [--questions 1000,10000] [--reference CHECKOUT] [--rounds N]
 """
 
 from __future__ import annotations
@@ -49,10 +51,19 @@ def measure(work: Path, n_questions: int) -> tuple[float, float, int]:
     return result.stats.seconds["score"], outputs, (out / "report.html").stat().st_size
 
 
+def reference(checkout: str, n_questions: int) -> tuple[float, float, int]:
+    """``measure`` of the code in ``checkout``, in a child process."""
+    env = {**os.environ, "PYTHONPATH": checkout}
+    command = [sys.executable, __file__, "--child", "--questions", str(n_questions)]
+    done = subprocess.run(command, env=env, cwd=checkout, check=True, capture_output=True, text=True)
+    return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", default="1000,10000")
     parser.add_argument("--reference", default=None)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--child", action="store_true")  # print one measurement as JSON (the reference side)
     args = parser.parse_known_args()[0]
     sizes = [int(x) for x in args.questions.split(",")]
@@ -60,34 +71,41 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
             print(json.dumps(measure(Path(tmp), sizes[-1])))
         return
-    rows, details = {}, []
+    rows: dict[int, tuple[float, float, int]] = {}  # questions -> (score s, outputs s, report bytes), best round
+    loads: dict[int, float] = {}  # questions -> load average as its best round ended
+    reference_row, reference_load, details = None, 0.0, []
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
-        for n in sizes:
-            score, outputs, html = measure(Path(tmp), n)
-            rows[n] = (score, outputs, html)
-            details.append(
-                f"{n:>6} questions on 10k chunks: score {score:.2f} s + outputs {outputs:.2f} s = "
-                f"{score + outputs:.2f} s; report.html {html / 1e6:.1f} MB; load average {os.getloadavg()[0]:.2f}"
-            )
+        for _ in range(max(1, args.rounds)):
+            for n in sizes:
+                row = measure(Path(tmp), n)
+                if n not in rows or sum(row[:2]) < sum(rows[n][:2]):
+                    rows[n], loads[n] = row, os.getloadavg()[0]
+            if args.reference:
+                row = reference(args.reference, max(sizes))
+                if reference_row is None or sum(row[:2]) < sum(reference_row[:2]):
+                    reference_row, reference_load = row, os.getloadavg()[0]
+    for n in sizes:
+        score, outputs, html = rows[n]
+        details.append(
+            f"{n:>6} questions on 10k chunks: score {score:.2f} s + outputs {outputs:.2f} s = "
+            f"{score + outputs:.2f} s; report.html {html / 1e6:.1f} MB; load average {loads[n]:.2f}"
+        )
     small, large = min(sizes), max(sizes)
     total = {n: rows[n][0] + rows[n][1] for n in sizes}
-    if args.reference:
-        env = {**os.environ, "PYTHONPATH": args.reference}
-        command = [sys.executable, __file__, "--child", "--questions", str(large)]
-        done = subprocess.run(command, env=env, cwd=args.reference, check=True, capture_output=True, text=True)
-        score, outputs, html = json.loads(done.stdout.strip().splitlines()[-1])
-        reference, note = score + outputs, f"(the code in {args.reference}, this run)"
+    if reference_row is not None:
+        score, outputs, html = reference_row
+        reference_total, note = score + outputs, f"(the code in {args.reference}, this run, best of {args.rounds})"
         details.append(
-            f"reference code, {large} questions: score {score:.2f} s + outputs {outputs:.2f} s = {reference:.2f} s; "
-            f"report.html {html / 1e6:.1f} MB; load average {os.getloadavg()[0]:.2f}"
+            f"reference code, {large} questions: score {score:.2f} s + outputs {outputs:.2f} s = "
+            f"{reference_total:.2f} s; report.html {html / 1e6:.1f} MB; load average {reference_load:.2f}"
         )
     else:
-        reference, note = ISSUE_SECONDS, "(reference: the issue's 22 s, not this run)"
+        reference_total, note = ISSUE_SECONDS, "(reference: the issue's 22 s, not this run)"
     checks = [
         Check(
             "32.5 after retrieval",
             f"score + outputs at {large} questions / before",
-            total[large] / reference,
+            total[large] / reference_total,
             "<=",
             0.5,
             note,

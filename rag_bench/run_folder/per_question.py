@@ -9,6 +9,7 @@ first; JSON text in the CSV, lists in the Parquet file). ``read.py`` reads it ba
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,11 @@ def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
     for offset, name in enumerate(names):
         ranks = [d.ranks.get(name) for d in explanation.diagnoses]
         table.insert(position + offset, f"evidence_rank_{name}", pd.array(ranks, dtype="Int64"))
-    table["ranked_chunks"] = [[result.chunks[c].id for c in row[row >= 0]] for row in result.ranked]
+    ids: dict[int, str] = {}  # chunk index -> id, each made once
+    chunks = result.chunks
+    table["ranked_chunks"] = [
+        [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in row if c >= 0] for row in result.ranked.tolist()
+    ]
     return table
 
 
@@ -56,10 +61,32 @@ def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[
     as_text = table.copy()
     for column in LIST_COLUMNS:
         as_text[column] = as_text[column].map(_json_list)
+    for column in as_text.columns[(as_text.dtypes == np.float64).to_numpy()]:
+        as_text[column] = float_text(as_text[column].to_numpy())
     write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
     write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
     return [csv, parquet]
 
 
+def float_text(values: np.ndarray) -> np.ndarray:
+    """(n,) object: the text ``DataFrame.to_csv`` writes for each float64 value (numpy's ``astype(str)``, NaN
+    as empty), each distinct value converted once (a metric column holds few distinct values)."""
+    if (values == 0).any() and np.signbit(values[values == 0]).any():  # -0.0 is unique with 0.0: convert each
+        text = values.astype(str).astype(object)
+    else:
+        distinct, at = np.unique(values, return_inverse=True)
+        text = distinct.astype(str).astype(object)[at.reshape(-1)]
+    text[np.isnan(values)] = ""
+    return text
+
+
 def _json_list(items: object) -> str:
+    """``json.dumps`` of the list; joined directly when every item is text JSON writes as it is."""
+    if isinstance(items, list) and all(type(item) is str for item in items):
+        joined = '", "'.join(items)
+        if not _ESCAPED.search(joined):
+            return f'["{joined}"]' if items else "[]"
     return json.dumps(list(items) if isinstance(items, list | tuple | np.ndarray) else items)
+
+
+_ESCAPED = re.compile(r'[^\x20-\x7e]|["\\]')  # what json.dumps escapes: quotes, backslashes, control, non-ASCII

@@ -149,12 +149,12 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     """
     lines = []
     ids: dict[int, str] = {}  # chunk index -> id, each made once
-    written = trec_score_rows(result.scores)  # (n_questions, width): each row's prefixes as trec_scores writes them
-    for q, question in enumerate(result.dataset.questions):
-        row = result.ranked[q][result.ranked[q] >= 0].tolist()
-        for rank, (c, score) in enumerate(zip(row, written[q][: len(row)].tolist(), strict=True), start=1):
+    written = trec_score_rows(result.scores).tolist()  # each row's prefixes as trec_scores writes them
+    for question, row, scores in zip(result.dataset.questions, result.ranked.tolist(), written, strict=True):
+        head, listed = f"{question.id} Q0 ", [c for c in row if c >= 0]  # -1 pads a list
+        for rank, (c, score) in enumerate(zip(listed, scores[: len(listed)], strict=True), start=1):
             chunk_id = ids.get(c) or ids.setdefault(c, result.chunks[c].id)
-            lines.append(f"{question.id} Q0 {chunk_id} {rank} {score!r} {tag}\n")
+            lines.append(f"{head}{chunk_id} {rank} {score!r} {tag}\n")
     return write_text(path, "".join(lines))
 
 

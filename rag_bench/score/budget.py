@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rag_bench.core.types import Chunk, Lost, Span
-from rag_bench.score.metrics import budget_families
+from rag_bench.score.metrics import Family, budget_families
 from rag_bench.score.relevance import hits
 from rag_bench.score.spans import intersection_size, size, union
 from rag_bench.score.views import SpanView
@@ -25,14 +25,21 @@ from rag_bench.score.views import SpanView
 
 def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:
     """The chunks that fill ``budget`` characters in rank order, the last one cut to fit."""
-    context: list[Chunk] = []
+    return [chunk for chunk, _ in _filled(ranked, chunks, budget)]
+
+
+def _filled(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[tuple[Chunk, int]]:
+    """(chunk, characters taken) of each chunk filling ``budget`` characters: the last one cut to fit, as a
+    Chunk of its first characters."""
+    context: list[tuple[Chunk, int]] = []
     left = budget
     for c in ranked:
         if left <= 0:
             break
         chunk = chunks[c]
-        take = min(len(chunk), left)
-        context.append(chunk if take == len(chunk) else Chunk(chunk.doc_id, chunk.start, chunk.start + take, ""))
+        length = chunk.end - chunk.start
+        take = min(length, left)
+        context.append((chunk if take == length else Chunk(chunk.doc_id, chunk.start, chunk.start + take, ""), take))
         left -= take
     return context
 
@@ -49,20 +56,35 @@ def budget_metrics(
     evidence the parse lost (``lost``) counts in |S| and |E| and is never hit."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
+    evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
+    docs = {s.doc_id for s in spans}  # only a chunk of an evidence document can hit a span or cover evidence
     out: dict[str, float] = {}
-    for budget in sorted(set(budgets)):
-        context = budget_context(ranked, chunks, budget)
+    for budget, names in _columns(tuple(sorted(set(budgets))), tuple(budget_families())):
+        context = _filled(ranked, chunks, budget)
+        near = [c for c, _ in context if c.doc_id in docs]
         view = SpanView(
             k=len(context),
-            n_spans=len(spans) + len(lost),
-            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in context)),
+            n_spans=n_spans,
+            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in near)),
             first_hit=None,  # rank metrics are not budgeted
             dcg=0.0,
             idcg=1.0,
-            evidence_chars=size(evidence) + lost_chars,
-            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in context])),
-            lengths=sum(len(c) for c in context),
+            evidence_chars=evidence_chars,
+            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in near])) if near else 0,
+            lengths=sum(take for _, take in context),
             lost_chars=lost_chars,
         )
-        out.update({f"{family.name}@{budget}chars": family.span(view) for family in budget_families()})
+        out.update({name: family.span(view) for name, family in names})
     return out
+
+
+_COLUMNS: dict[tuple, list[tuple[int, list[tuple[str, Family]]]]] = {}  # by budgets and the families' identities
+
+
+def _columns(budgets: tuple[int, ...], families: tuple[Family, ...]) -> list[tuple[int, list[tuple[str, Family]]]]:
+    """Each budget with the (metric name, family) of its values, made once (families told apart by identity,
+    as in ``spans._columns``)."""
+    key = (budgets, *map(id, families))
+    if key not in _COLUMNS:
+        _COLUMNS[key] = [(b, [(f"{family.name}@{b}chars", family) for family in families]) for b in budgets]
+    return _COLUMNS[key]

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from rag_bench.core.errors import ConfigError
+from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
 from rag_bench.score.budget import budget_metrics
@@ -56,29 +57,35 @@ def evaluate(
     budgets: Sequence[int] = (),
 ) -> Evaluation:
     """Metrics of each question's ranking (``ranked``/``scores``: (n_questions, width), -1 padded)."""
+    with no_collector_pauses():  # many small objects per question (core/pauses.py)
+        return _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets)
+
+
+def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets) -> Evaluation:
     locator = ChunkLocator(chunks)
     judged = any(q.judgements for q in dataset.questions)
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
     rows = []
-    ids: dict[int, str] = {}  # chunk index -> id, each made once
-    for q, question in enumerate(dataset.questions):
-        row = ranked[q][ranked[q] >= 0]
-        listed = row.tolist()  # Python ints: the per-chunk loops below run on these
+    ids = _ChunkIds(chunks)  # chunk index -> id, each made once
+    lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
+    top = max(ks)
+    for q, (question, whole) in enumerate(zip(dataset.questions, ranked.tolist(), strict=True)):
+        listed = [c for c in whole if c >= 0]  # Python ints: the per-chunk loops below run on these
         base = {
             "question_id": question.id,
             "category": question.category,
             "labelled": question.labelled,
             "n_spans": len(question.spans) + len(question.lost),
-            "top_chunks": [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in listed[: max(ks)]],
+            "top_chunks": [ids[c] for c in listed[:top]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
         if question.has_evidence:
             near = touching(locator, question.spans, tau)
-            values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost)
+            values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost, lengths)
             values.update(budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost))
-            reach["chars_retrieved"] = float(sum(len(chunks[c]) for c in listed))
+            reach["chars_retrieved"] = float(sum(map(lengths.__getitem__, listed)))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
             first = first_relevant_rank(run, q, question.judgements)
@@ -86,7 +93,7 @@ def evaluate(
         else:
             values, first = {}, None
         if question.filter is not None:
-            values.update(filter_metrics(row, question.filter, metadata, ks, values))
+            values.update(filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
     table = pd.DataFrame(rows)
     languages = question_languages(dataset)  # None: no document or question gives a language
@@ -133,6 +140,18 @@ def evaluate(
         by_language,
         language_counts,
     )
+
+
+class _ChunkIds(dict):
+    """Chunk index -> ``chunks[index].id``, each id made on first use."""
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        super().__init__()
+        self.chunks = chunks
+
+    def __missing__(self, c: int) -> str:
+        self[c] = self.chunks[c].id
+        return self[c]
 
 
 def measured_rows(table: pd.DataFrame, dataset: Dataset) -> np.ndarray:

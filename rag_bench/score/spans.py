@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 from rag_bench.core.types import Chunk, Lost, Span
-from rag_bench.score.metrics import span_families, whole_families
+from rag_bench.score.metrics import Family, span_families, whole_families
 from rag_bench.score.views import SpanView
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
@@ -72,16 +72,32 @@ def span_metrics(
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
     lost: Sequence[Lost] = (),
+    lengths: Sequence[int] | None = None,
 ) -> tuple[dict[str, float], int | None]:
     """Every span metric of the metric table for one question, and the rank of its first hit (None if none).
 
     ``ranked`` holds chunk indices best first; ``touching`` maps each chunk that
-    overlaps evidence to the spans it hits (``relevance.touching``).
+    overlaps evidence to the spans it hits (``relevance.touching``); ``lengths`` (optional) each chunk's
+    ``len``, when the caller has them.
     """
-    views = span_views(ranked, chunks, spans, touching, ks, lost)
-    out = {f"{family.name}@{view.k}": family.span(view) for view in views for family in span_families()}
-    out.update({family.name: family.span(views[-1]) for family in whole_families()})
+    views = span_views(ranked, chunks, spans, touching, ks, lost, lengths)
+    columns = _columns(tuple(view.k for view in views), tuple(span_families()), tuple(whole_families()))
+    out = {name: family.span(views[at]) for at, name, family in columns}
     return out, views[-1].first_hit
+
+
+_COLUMNS: dict[tuple, list[tuple[int, str, Family]]] = {}  # by cut-offs and the families' identities
+
+
+def _columns(ks: tuple[int, ...], at_k: tuple[Family, ...], whole: tuple[Family, ...]) -> list[tuple[int, str, Family]]:
+    """(index of the view, metric name, family) of ``span_metrics``'s values, for views at cut-offs ``ks``
+    (the metric table's families at each k, ``at_k``, then those measured once, ``whole``), made once (the
+    families are told apart by identity: hashing them hashes their functions, and they are held here)."""
+    key = (ks, *map(id, at_k), None, *map(id, whole))
+    if key not in _COLUMNS:
+        named = [(at, f"{family.name}@{k}", family) for at, k in enumerate(ks) for family in at_k]
+        _COLUMNS[key] = named + [(len(ks) - 1, family.name, family) for family in whole]
+    return _COLUMNS[key]
 
 
 def span_views(
@@ -91,40 +107,52 @@ def span_views(
     touching: dict[int, frozenset[int]],
     ks: Sequence[int],
     lost: Sequence[Lost] = (),
+    lengths: Sequence[int] | None = None,
 ) -> list[SpanView]:
-    """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking."""
+    """One ``SpanView`` per cut-off in ``ks`` (ascending), for one question's ranking (``lengths``: as in
+    ``span_metrics``)."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
     evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
+    # Only chunks touching evidence can hit a span or cover evidence characters: the ranks of those, and
+    # the ranks (from 0) where a span no higher rank hit is hit (gain 1); every other rank gains 0.
+    near_ranks = [(rank, c) for rank, c in enumerate(ranked, start=1) if c in touching]
     seen: set[int] = set()
-    gains: list[int] = []
+    gain_at: list[int] = []
     first_hit = None
-    for rank, c in enumerate(ranked, start=1):
-        hit = touching.get(c, frozenset())
-        gains.append(1 if hit - seen else 0)
+    for rank, c in near_ranks:
+        hit = touching[c]
+        if hit - seen:
+            gain_at.append(rank - 1)
         seen |= hit
         if hit and first_hit is None:
             first_hit = rank
-    # Only chunks that touch evidence can cover evidence characters, so coverage needs just those;
-    # chunk lengths enter as running sums. (Same values as summing over the whole top k.)
+    # Chunk lengths enter as running sums. (Same values as summing over the whole top k.)
     head = list(ranked[: max(ks)])
-    running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
-    near_ranks = [(rank, c) for rank, c in enumerate(head, start=1) if c in touching]
+    if lengths is None:
+        running = list(accumulate(chunks[c].end - chunks[c].start for c in head))
+    else:
+        running = list(accumulate(map(lengths.__getitem__, head)))
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
     touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
-    discount = _discounts(max(max(ks), len(gains), n_spans))
+    discount = _discounts(max(max(ks), len(ranked), n_spans))
     views = []
+    covered, counted = 0, -1  # evidence characters the top k's touching chunks cover, for ``counted`` of them
     for k in sorted(ks):
         near = [c for rank, c in near_ranks if rank <= k]
-        covered = intersection_size(evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near]))
+        if len(near) != counted:
+            covered = intersection_size(
+                evidence, union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in near])
+            )
+            counted = len(near)
         views.append(
             SpanView(
                 k=k,
                 n_spans=n_spans,
                 hit_spans=frozenset().union(*(touching[c] for c in near)),
                 first_hit=first_hit,
-                dcg=sum(discount[r] for r, g in enumerate(gains[:k]) if g),
-                idcg=sum(discount[: min(k, n_spans)]),
+                dcg=sum(discount[r] for r in gain_at if r < k),  # summed in rank order, as over every rank
+                idcg=_ideal(min(k, n_spans)),
                 evidence_chars=evidence_chars,
                 covered=covered,
                 lengths=running[min(k, len(head)) - 1] if head else 0,
@@ -144,3 +172,13 @@ def _discounts(n: int) -> list[float]:
     while len(_DISCOUNTS) < n:
         _DISCOUNTS.append(1 / math.log2(len(_DISCOUNTS) + 2))
     return _DISCOUNTS
+
+
+_IDEAL: dict[int, float] = {}  # m -> the sum of the first m discounts, summed as before
+
+
+def _ideal(m: int) -> float:
+    """IDCG of ``m`` unit gains at the top: ``sum(_discounts(m)[:m])``, each sum made once."""
+    if m not in _IDEAL:
+        _IDEAL[m] = sum(_discounts(m)[:m])
+    return _IDEAL[m]

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
   var BATCH = 40;
-  var data = JSON.parse(document.getElementById("run-data").textContent);
+  var data = unpack(JSON.parse(document.getElementById("run-data").textContent));
   var stages = data.run.stages;
   var classOrder = {};
   data.classes.forEach(function (c, i) { classOrder[c] = i; });
@@ -20,6 +20,25 @@
   var searchText = null; // lower-cased question text, id and evidence, built on the first search
   var shown = [];
   var next = 0;
+
+  // the model as report/run/packed.py stores it (format 2): lists in a fixed order, back into objects
+  function unpack(packed) {
+    if (packed.format !== 2) return packed;
+    var n = packed.run.stages.length;
+    function entry(t) { return { chunk: t[0], hit: t[1] === 1, ranks: t.slice(2, 2 + n), scores: t.slice(2 + n) }; }
+    packed.chunks = packed.chunks.map(function (c) {
+      return { id: c.length > 4 ? c[4] : c[0] + ":" + c[1] + "-" + c[2], doc: c[0], start: c[1], end: c[2], text: c[3] };
+    });
+    packed.questions = packed.questions.map(function (q) {
+      return {
+        id: q[0], text: q[1], category: q[2], failure: q[3], first_hit: q[4], ranks: q[5],
+        evidence: q[6].map(function (e) { return { doc: e[0], start: e[1], end: e[2], text: e[3] }; }),
+        relevant: q[7], top: q[8].map(entry), beyond: q[9].map(entry),
+      };
+    });
+    packed.format = 1;
+    return packed;
+  }
 
   function el(tag, className, text) {
     var node = document.createElement(tag);

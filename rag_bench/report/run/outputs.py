@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.report.run.page import render_run_page
 from rag_bench.report.run.view import DISPLAY_CLASSES, RunFacts, Stage, run_view
 from rag_bench.run_folder.explain import Explanation, explain
@@ -29,9 +30,10 @@ def write_outputs(
     result, out_dir: Path, config_text: str | None = None, fingerprint: dict[str, str] | None = None
 ) -> tuple[dict, list[Path]]:
     """``write_run``, also returning the files written (metrics.json last)."""
-    explanation = explain(result)
-    page = render_run_page(run_view(run_facts(result, explanation)))
-    return write_folder(result, out_dir, explanation, {"report.html": page}, config_text, fingerprint)
+    with no_collector_pauses():  # millions of small objects at 10k questions (core/pauses.py)
+        explanation = explain(result)
+        page = render_run_page(run_view(run_facts(result, explanation)))
+        return write_folder(result, out_dir, explanation, {"report.html": page}, config_text, fingerprint)
 
 
 def run_facts(result, explanation: Explanation) -> RunFacts:

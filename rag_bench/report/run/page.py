@@ -2,8 +2,8 @@
 
 The top of the page is static HTML: the settings, the headline metrics with their 95% intervals,
 the per-category table, and the failure counts per class and category (a count filters the list).
-The questions are rendered in the browser from the embedded model, misses first, in batches as the
-reader scrolls (``assets/run_page.js``), with filters by category and class, a text search and sorts
+The questions are rendered in the browser from the embedded model (packed: ``packed.py``), misses first,
+in batches as the reader scrolls (``assets/run_page.js``), with filters by category and class, a text search and sorts
 by evidence rank. CSS and script are inlined: the page reads nothing from the network.
 """
 
@@ -16,6 +16,7 @@ from pathlib import Path
 from rag_bench.core.errors import DataError
 from rag_bench.report.blocks import write_text
 from rag_bench.report.page_assets import asset, table_html
+from rag_bench.report.run.packed import PACKED, pack_view, unpack_view
 from rag_bench.report.run.view import FORMAT
 from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.failures import MISSES
@@ -44,7 +45,7 @@ def render_run_page(view: dict) -> str:
         _controls(view),
         '<div id="questions"></div>',
         '<button id="more" hidden>show more</button>',
-        f"{DATA_START}{embed_json(view)}</script>",
+        f"{DATA_START}{embed_json(pack_view(view))}</script>",
         f"<script>{asset('run_page.js')}</script>",
     ]
     head = f"<head><meta charset=utf-8><title>{title}</title><style>{asset('page.css')}</style></head>"
@@ -73,8 +74,15 @@ def read_run_view(path: Path) -> dict:
         view = json.loads(text[start + len(DATA_START) : end])
     except json.JSONDecodeError as exc:
         raise DataError(page, f"holds damaged run data ({exc.msg})", fix=fix) from exc
+    if view.get("format") == PACKED:
+        try:
+            return unpack_view(view, FORMAT)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise DataError(page, f"holds damaged run data ({type(exc).__name__}: {exc})", fix=fix) from exc
     if view.get("format") != FORMAT:
-        raise DataError(page, f"holds run data of format {view.get('format')!r}; this version reads {FORMAT}", fix=fix)
+        raise DataError(
+            page, f"holds run data of format {view.get('format')!r}; this version reads {FORMAT} and {PACKED}", fix=fix
+        )
     return view
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from rag_bench.core.types import Chunk, Question
 from rag_bench.score.failures import CLASSES, HIT, MISSES, UNLABELLED, Diagnosis, failure_counts
-from rag_bench.score.relevance import hits, overlap
+from rag_bench.score.relevance import overlap, tau_ratio
 
 FORMAT = 1
 DISPLAY_CLASSES = (*MISSES, HIT, UNLABELLED)
@@ -72,7 +72,8 @@ def run_view(facts: RunFacts) -> dict:
     """The page's data model (layout in the module docstring)."""
     assert_aligned(facts)
     chunk_slots: dict[int, int] = {}
-    questions = [_question(facts, q, chunk_slots) for q in range(len(facts.questions))]
+    rows = [(s.indices.tolist(), s.scores.tolist()) for s in facts.stages]  # Python lists, made once
+    questions = [_question(facts, q, chunk_slots, rows) for q in range(len(facts.questions))]
     failures = [d.failure for d in facts.diagnoses]
     return {
         "format": FORMAT,
@@ -117,29 +118,31 @@ def assert_aligned(facts: RunFacts) -> None:
         raise ValueError(f"unknown failure classes {sorted(unknown)}")
 
 
-def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int]) -> dict:
+def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[tuple[list, list]]) -> dict:
     question, diagnosis = facts.questions[q], facts.diagnoses[q]
-    positions = [_positions(stage, q) for stage in facts.stages]
-    final = facts.stages[-1].indices[q]
-    top = [int(c) for c in final[final >= 0][: facts.report_k]]
+    lists = [(indices[q], scores[q]) for indices, scores in rows]  # each stage's row for this question
+    final = lists[-1][0]
+    top = [c for c in final if c >= 0][: facts.report_k]
     shown = set(top)
-    candidates: dict[int, int] = {}  # chunk index -> its best rank over the stages
-    for where in positions:
-        for c, (rank, _) in where.items():
-            if rank < candidates.get(c, rank + 1):
-                candidates[c] = rank
+    docs = {s.doc_id for s in question.spans} if question.has_evidence else set(question.judgements)
+    best: dict[int, int] = {}  # candidate in an evidence document -> its best rank over the stages
+    for row, _ in lists:
+        ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and facts.chunks[c].doc_id in docs}
+        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _found finds it
+            if rank < best.get(c, rank + 1):
+                best[c] = rank
     beyond = sorted(
-        (c for c in candidates if c not in shown and _touches(facts.chunks[c], question)),
-        key=lambda c: (candidates[c], c),
+        (c for c in best if c not in shown and _touches(facts.chunks[c], question)), key=lambda c: (best[c], c)
     )[:BEYOND]
+    hit = _hitter(facts.chunks, question, facts.tau)
 
     def entry(c: int) -> dict:
-        found = [where.get(c) for where in positions]
+        found = [_found(row, scores, c) for row, scores in lists]
         return {
             "chunk": chunk_slots.setdefault(c, len(chunk_slots)),
-            "hit": _hits(facts.chunks[c], question, facts.tau),
+            "hit": hit(c),
             "ranks": [None if f is None else f[0] for f in found],
-            "scores": [None if f is None else _num(f[1]) for f in found],
+            "scores": [None if f is None else _rounded(f[1]) for f in found],
         }
 
     return {
@@ -159,16 +162,31 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int]) -> dict:
     }
 
 
-def _positions(stage: Stage, q: int) -> dict[int, tuple[int, float]]:
-    """Chunk index -> (rank from 1, score) in one stage's list for question q."""
-    row, scores = stage.indices[q].tolist(), stage.scores[q].tolist()
-    return {c: (rank, s) for rank, (c, s) in enumerate(zip(row, scores, strict=True), start=1) if c >= 0}
+def _found(row: list[int], scores: list[float], c: int) -> tuple[int, float] | None:
+    """(rank from 1, score) of chunk ``c`` in one stage's list (its last place, should the list hold it
+    twice), None if absent."""
+    if c not in row:
+        return None
+    at = len(row) - 1 - row[::-1].index(c)
+    return at + 1, scores[at]
 
 
-def _hits(chunk: Chunk, question: Question, tau: float) -> bool:
-    if question.has_evidence:
-        return any(hits(chunk, span, tau) for span in question.spans)
-    return question.judgements.get(chunk.doc_id, 0) > 0
+def _hitter(chunks: Sequence[Chunk], question: Question, tau: float):
+    """Chunk index -> whether that chunk hits the question's evidence: ``relevance.hits``, the same integers."""
+    if not question.has_evidence:
+        return lambda c: question.judgements.get(chunks[c].doc_id, 0) > 0
+    p, q = tau_ratio(tau)
+    spans = [(s.doc_id, s.start, s.end) for s in question.spans]
+
+    def hit(c: int) -> bool:
+        chunk = chunks[c]
+        for doc, start, end in spans:
+            shared = min(chunk.end, end) - max(chunk.start, start) if chunk.doc_id == doc else 0
+            if shared >= 1 and shared * q >= p * min(chunk.end - chunk.start, end - start):
+                return True
+        return False
+
+    return hit
 
 
 def _touches(chunk: Chunk, question: Question) -> bool:
@@ -186,6 +204,11 @@ def _num(value: object) -> float | None:
     if value is None or not isinstance(value, int | float | np.floating | np.integer):
         return None
     value = float(value)
+    return float(f"{value:.6g}") if math.isfinite(value) else None
+
+
+def _rounded(value: float) -> float | None:
+    """``_num`` of a Python float (a stage's score)."""
     return float(f"{value:.6g}") if math.isfinite(value) else None
 
 
