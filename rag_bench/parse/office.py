@@ -31,13 +31,13 @@ def read_docx(data: bytes, path: Path) -> Parsed:
 
     try:
         document = docx.Document(io.BytesIO(data))
-        names = {style.style_id: style.name for style in document.styles}  # once: a lookup per paragraph is slow
+        names = _StyleNames(document)
         blocks = []
         for item in document.iter_inner_content():
             if isinstance(item, Table):
                 blocks.append(table_rows([[cell.text for cell in row.cells] for row in item.rows]))
             else:
-                blocks.append(_paragraph(item.text, names.get(item._p.style, "")))
+                blocks.append(_paragraph(item.text, names[item._p.style]))
         title = document.core_properties.title or None
     except (PackageNotFoundError, *_BAD) as exc:
         raise unreadable(path, "a Word document (.docx)", exc) from None
@@ -45,6 +45,22 @@ def read_docx(data: bytes, path: Path) -> Parsed:
     if not text:
         raise _empty(path, "a Word document without paragraphs")
     return Parsed(pages=(text,), paged=False, title=title)
+
+
+class _StyleNames(dict):
+    """Style id -> the style's name (as ``document.styles`` names it), made on first use: a document defines
+    hundreds of styles and its paragraphs use a few, and naming them all took longer than reading the file."""
+
+    def __init__(self, document) -> None:
+        super().__init__()
+        self.elements = {e.styleId: e for e in document.styles.element.style_lst}  # the last of a repeated id
+
+    def __missing__(self, style_id: str | None) -> str:
+        from docx.styles.style import StyleFactory
+
+        element = self.elements.get(style_id)
+        self[style_id] = name = (StyleFactory(element).name or "") if element is not None else ""
+        return name
 
 
 def _paragraph(text: str, style: str) -> str:
