@@ -107,6 +107,7 @@ def test_report_html_round_trips_its_model(tmp_path):
         ("<html>no data</html>", "holds no run data"),
         ('<script id="run-data" type="application/json">{"format": 1</script>', "holds damaged run data"),
         ('<script id="run-data" type="application/json">{"format": 99}</script>', "format 99; this version reads 1"),
+        ('<script id="run-data" type="application/json">[1, 2]</script>', "holds damaged run data (a JSON list,"),
         (
             '<script id="run-data" type="application/json">{"format": 2, "run": {"stages": ["bm25"]}, "chunks": [],'
             ' "questions": [["q1", "text"]]}</script>',

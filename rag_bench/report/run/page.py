@@ -74,6 +74,8 @@ def read_run_view(path: Path) -> dict:
         view = json.loads(text[start + len(DATA_START) : end])
     except json.JSONDecodeError as exc:
         raise DataError(page, f"holds damaged run data ({exc.msg})", fix=fix) from exc
+    if not isinstance(view, dict):
+        raise DataError(page, f"holds damaged run data (a JSON {type(view).__name__}, not an object)", fix=fix)
     if view.get("format") == PACKED:
         try:
             return unpack_view(view, FORMAT)
