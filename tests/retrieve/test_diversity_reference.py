@@ -5,6 +5,9 @@ Collapse's reference shingles each candidate with ``core.shingles.shingles`` and
 each list; MMR's picks one candidate at a time per question in plain Python over the cached vectors.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -20,6 +23,9 @@ from rag_bench.retrieve.diversity.near import shingle_sets
 from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
 from rag_bench.retrieve.resources import Resources
 from rag_bench.testing import FakeEmbedder
+
+sys.path.insert(0, str(Path(__file__).parent))  # random_lists
+from random_lists import random_lists  # noqa: E402
 
 WORDS = ["Alpha", "beta", "gamma", "delta", "STRASSE", "Straße", "ünï", "ΣΑΣ", "x", "\x00", "\x01"]
 GAPS = [" ", "  ", "\n", "\t", "\x0b", "\x1c", "\u2003", "\u00a0", "\r\n"]
@@ -43,16 +49,7 @@ def random_texts(rng: np.random.Generator, n: int) -> list[str]:
 
 
 def random_found(rng: np.random.Generator, chunks: list[Chunk]) -> Candidates:
-    n, width = int(rng.integers(1, 8)), int(rng.integers(1, 12))
-    indices = np.full((n, width), -1, dtype=np.int64)
-    scores = np.full((n, width), -np.inf)
-    for q in range(n):
-        size = int(rng.integers(0, min(width, len(chunks)) + 1))
-        indices[q, :size] = rng.choice(len(chunks), size, replace=False)
-        scores[q, :size] = np.sort(rng.random(size))[::-1]
-        if rng.random() < 0.2:
-            scores[q, :size] = 0.5  # equal scores
-    return Candidates(chunks, indices, scores)
+    return random_lists(rng, chunks, 8, 12, ties=0.2)
 
 
 def reference_collapse(found: Candidates, threshold: float) -> list[list[tuple[int, float]]]:

@@ -5,6 +5,9 @@ The references do each question's list in a Python loop, and find sections with 
 (one document at a time) and parents by a brute-force search over every unit.
 """
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,6 +20,9 @@ from rag_bench.retrieve.expand.registry import EXPANDERS
 from rag_bench.retrieve.expand.sections import level_units
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.steps import UnitTable
+
+sys.path.insert(0, str(Path(__file__).parent))  # random_lists
+from random_lists import random_lists  # noqa: E402
 
 WORDS = ["alpha", "beta", "gamma", "delta", "Straße", "ünï", "x"]
 GAPS = [" ", "\n", "\n\n", "\t", " \n ", "\r\n", "\u2003", "\x1c", " " * 20, "\n" * 18]
@@ -63,14 +69,7 @@ def random_case(seed: int):
     while not chunks:
         docs.append(Document(f"d{len(docs)}", "alpha beta"))
         chunks = random_chunks(rng, docs)
-    n, width = int(rng.integers(1, 6)), int(rng.integers(1, 9))
-    indices = np.full((n, width), -1, dtype=np.int64)
-    scores = np.full((n, width), -np.inf)
-    for q in range(n):
-        size = int(rng.integers(0, min(width, len(chunks)) + 1))
-        indices[q, :size] = rng.choice(len(chunks), size, replace=False)
-        scores[q, :size] = np.sort(rng.random(size))[::-1]
-    return docs, chunks, Candidates(chunks, indices, scores)
+    return docs, chunks, random_lists(rng, chunks, 6, 9)
 
 
 def resources(tmp_path, docs, chunks) -> Resources:
