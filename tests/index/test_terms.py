@@ -91,3 +91,12 @@ def test_a_long_corpus_is_numbered_in_pieces_with_the_same_result(monkeypatch, i
     assert len(pieces) == 4
     assert got.vocab == want.vocab and list(got.vocab) == list(want.vocab)
     assert np.array_equal(got.term_of, want.term_of) and np.array_equal(got.doc_len, want.doc_len)
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+def test_word_codes_split_at_every_space_str_split_knows(parts):
+    # Every code point str.split() splits at (29 in Python 3.11), each between two non-ASCII words.
+    spaces = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+    text = "".join(f"wörd{i}{space}" for i, space in enumerate(spaces)) + "é\u00a0é"
+    codes, words = word_codes(text, parts)
+    assert [words[c] for c in codes] == text.split()
