@@ -78,13 +78,21 @@ def classify_http(exc: Exception, group: str, key_variable: str | None) -> Verdi
         if exc.code >= 500:
             return Verdict(True, f"HTTP {exc.code} server error", headers=headers)
         return refusal(exc.code, error_message(exc.read()), group, key_variable)
+    return transport_verdict(exc)
+
+
+def transport_verdict(exc: Exception, say_reason: bool = False) -> Verdict | None:
+    """A retry for a timeout, a refused, reset or dropped connection (urllib's or the socket's own); else None.
+
+    ``say_reason`` quotes the socket's message after its type (an unresolvable host's name, say).
+    """
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
     if isinstance(reason, TimeoutError | socket.timeout):
         return Verdict(True, "no response before timeout_s")
     if isinstance(reason, ConnectionRefusedError):
         return Verdict(True, "connection refused: nothing listens there")
     if isinstance(reason, OSError | http.client.HTTPException):  # reset, dropped, unresolvable host
-        return Verdict(True, f"connection failed ({type(reason).__name__})")
+        return Verdict(True, f"connection failed ({type(reason).__name__}{f': {reason}' if say_reason else ''})")
     return None
 
 

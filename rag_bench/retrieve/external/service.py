@@ -15,10 +15,8 @@ from the cache, and the latency of the requests sent (p50, p95 by linear interpo
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import socket
 import threading
 import time
 import urllib.error
@@ -32,6 +30,7 @@ import numpy as np
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.core.progress import progress
+from rag_bench.remote.http import transport_verdict
 from rag_bench.remote.redirects import same_origin_opener
 from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
 from rag_bench.remote.settings import ApiSettings
@@ -188,14 +187,7 @@ def classify(exc: Exception) -> Verdict | None:
             return Verdict(True, f"HTTP {exc.code} server error")
         detail = exc.read()[:SHOWN].decode("utf-8", "replace")
         return Verdict(False, f"HTTP {exc.code}: {detail!r}")
-    reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, TimeoutError | socket.timeout):
-        return Verdict(True, "no response before timeout_s")
-    if isinstance(reason, ConnectionRefusedError):
-        return Verdict(True, "connection refused: nothing listens there")
-    if isinstance(reason, OSError | http.client.HTTPException):  # reset, dropped, unresolvable host
-        return Verdict(True, f"connection failed ({type(reason).__name__}: {reason})")
-    return None
+    return transport_verdict(exc, say_reason=True)
 
 
 def latency_summary(seconds: Sequence[float]) -> dict[str, float] | None:
