@@ -17,15 +17,12 @@ whose Retry-After is the time until the next token.
 from __future__ import annotations
 
 import json
-import socket
-import struct
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from rag_bench.testing.in_flight import CountsInFlight
+from rag_bench.testing.fake_http import FakeHandler, QuietServer
 
 KINDS = ("429", "500", "503", "reset", "slow", "malformed")
 
@@ -78,7 +75,7 @@ class FakeApi:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = QuietServer(("127.0.0.1", 0), _Handler)
         self._httpd.fake = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -166,29 +163,9 @@ class FakeApi:
         return {"x-ratelimit-limit-requests": f"{self.rate_limit:g}", "x-ratelimit-remaining-requests": "0"}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeApi
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # a client that timed out and left, or a connection we reset on purpose
-
-
-class _Handler(CountsInFlight, BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format, *args) -> None:
-        pass
-
+class _Handler(FakeHandler):
     def do_GET(self) -> None:
         self.do_POST()
-
-    def do_POST(self) -> None:
-        self.arrived()
-        try:
-            self._serve(self.server.fake)
-        finally:
-            self.answering()  # a request that ended without an answer
 
     def _serve(self, fake: FakeApi) -> None:
         arrived = time.monotonic()
@@ -231,25 +208,10 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":
-            self.answering()
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-            self.close_connection = True
-            return
+            return self.reset_connection()
         headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
         detail = {"429": "Rate limit exceeded", "500": "Internal error", "503": "Service unavailable"}
         self._send(int(fault.kind), self.server.fake.refusal(int(fault.kind), detail[fault.kind]), headers)
 
     def _send(self, status: int, payload: object, headers: dict | None = None, raw: bytes | None = None) -> None:
-        data = raw if raw is not None else json.dumps(payload).encode("utf-8")
-        self.answering()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up (timeout) before the answer
-            self.close_connection = True
+        self.send_bytes(status, raw if raw is not None else json.dumps(payload).encode("utf-8"), headers)

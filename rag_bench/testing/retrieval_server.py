@@ -22,17 +22,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import socket
-import struct
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from rag_bench.testing.in_flight import CountsInFlight
+from rag_bench.testing.fake_http import FakeHandler, QuietServer
 
 KINDS = ("429", "500", "reset", "slow", "malformed", "shape", "redirect")
 Answers = Mapping[str, list] | Callable[[dict], list]
@@ -73,7 +70,7 @@ class FakeRetrievalServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd = QuietServer(("127.0.0.1", port), _Handler)
         self._httpd.fake = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
@@ -128,27 +125,7 @@ class FakeRetrievalServer:
         self._stopping.wait(seconds)
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeRetrievalServer
-
-    def handle_error(self, request, client_address) -> None:
-        pass  # a client that timed out and left, or a connection we reset on purpose
-
-
-class _Handler(CountsInFlight, BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format, *args) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        self.arrived()
-        try:
-            self._serve(self.server.fake)
-        finally:
-            self.answering()  # a request that ended without an answer
-
+class _Handler(FakeHandler):
     def do_GET(self) -> None:
         self.arrived()
         try:
@@ -183,11 +160,7 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
 
     def _fail(self, fault: Fault) -> None:
         if fault.kind == "reset":
-            self.answering()
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            self.connection.close()
-            self.close_connection = True
-            return
+            return self.reset_connection()
         if fault.kind == "malformed":
             return self._send(200, b"<html>upstream error</html>", content_type="text/html")
         if fault.kind == "shape":
@@ -198,18 +171,7 @@ class _Handler(CountsInFlight, BaseHTTPRequestHandler):
         detail = {"429": "Rate limit exceeded", "500": "Internal error"}[fault.kind]
         self._send(int(fault.kind), json.dumps({"detail": detail}).encode(), headers)
 
-    def _send(self, status: int, data: bytes, headers: dict | None = None, content_type="application/json") -> None:
-        self.answering()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up (timeout) before the answer
-            self.close_connection = True
+    _send = FakeHandler.send_bytes
 
 
 def answers_from_run(path: Path) -> dict[str, list]:
