@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import Check, best_of, report, zipf_corpus
+from common import Check, best_of, pseudo_word, report, zipf_corpus
 from rank_bm25 import BM25Okapi
 
 from rag_bench.index.bm25 import compiled
@@ -30,18 +30,6 @@ from rag_bench.index.bm25.analyzers import identifier_tokens
 from rag_bench.index.topk import top_k_row
 
 N_DOCS, N_QUERIES, DEPTH, SAMPLE, ROUNDS = 50_000, 1_000, 100, 25, 2
-SYLLABLES = ["ka", "ro", "mi", "ten", "vu", "sal", "de", "in", "or", "pla", "nu", "gex", "ti", "bo", "ar", "len"]
-
-
-def pseudo_word(i: int) -> str:
-    """A letters-only word for term rank ``i`` (distinct for distinct i): 0 -> 'ka', 17 -> 'roro'."""
-    out = []
-    while True:
-        out.append(SYLLABLES[i % len(SYLLABLES)])
-        i //= len(SYLLABLES)
-        if i == 0:
-            return "".join(out)
-        i -= 1
 
 
 def write_dataset(folder: Path) -> tuple[list[str], list[str]]:

@@ -110,6 +110,20 @@ def unit_vectors(n: int, dim: int, seed: int) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
+SYLLABLES = ["ka", "ro", "mi", "ten", "vu", "sal", "de", "in", "or", "pla", "nu", "gex", "ti", "bo", "ar", "len"]
+
+
+def pseudo_word(i: int) -> str:
+    """A letters-only word for term rank ``i`` (distinct for distinct i): 0 -> 'ka', 17 -> 'roka'."""
+    out = []
+    while True:
+        out.append(SYLLABLES[i % len(SYLLABLES)])
+        i //= len(SYLLABLES)
+        if i == 0:
+            return "".join(out)
+        i -= 1
+
+
 def zipf_corpus(n_docs: int, seed: int, vocab: int = 60_000, mean_len: int = 120) -> list[list[str]]:
     """Tokenized documents with Zipfian term frequencies (p(rank r) ~ 1/(r + 10)) and varied lengths."""
     rng = np.random.default_rng(seed)

@@ -13,20 +13,9 @@ import json
 from pathlib import Path
 
 import numpy as np
-from common import zipf_corpus
+from common import pseudo_word, zipf_corpus
 
-SYLLABLES = ["ka", "ro", "mi", "ten", "vu", "sal", "de", "in", "or", "pla", "nu", "gex", "ti", "bo", "ar", "len"]
 DOC_CHARS = 6_400  # eight 800-character chunks per document
-
-
-def pseudo_word(i: int) -> str:
-    out = []
-    while True:
-        out.append(SYLLABLES[i % len(SYLLABLES)])
-        i //= len(SYLLABLES)
-        if i == 0:
-            return "".join(out)
-        i -= 1
 
 
 def document(words: list[str], d: int) -> tuple[str, list[tuple[int, int]]]:
