@@ -10,8 +10,19 @@ from rag_bench.core.errors import DataError
 from rag_bench.data import jsonl
 from rag_bench.data.jsonl import parse_line, surrogate_field
 
-PIECES = ["a", "é", "\\u00e9", "\\ud83d\\ude80", "\\ud800", "\\uDFFF", "\\uDBff", "\\\\ud800", "\\u0d80", "\\ue000"]
-PIECES.append("🚀")
+PIECES = [
+    "a",
+    "é",
+    "\\u00e9",
+    "\\ud83d\\ude80",
+    "\\ud800",
+    "\\uDFFF",
+    "\\uDBff",
+    "\\\\ud800",
+    "\\u0d80",
+    "\\ue000",
+    "🚀",
+]
 
 
 def lines(seed: int, n: int) -> list[bytes]:
