@@ -42,7 +42,7 @@ CODE_DIGEST = hashlib.sha256(
 TOKEN_BUDGET = 512  # padded tokens per batch (rows x width); a longer text runs alone
 POOLINGS = ("mean", "cls")
 MAX_LENGTH = 1_000_000
-COUNTS_KEPT = 1_000_000  # token counts an encoder keeps from its embedding for count_tokens (then starts afresh)
+COUNTS_KEPT = 250_000  # token counts an encoder keeps from its embedding for count_tokens (then starts afresh)
 
 
 @dataclass

@@ -89,3 +89,14 @@ def test_each_text_is_tokenized_once_and_its_ids_are_the_truncating_tokenizers()
     counts = model.count_tokens([*texts, "not embedded yet"])  # the kept counts; the new text is counted
     assert counts.tolist() == [4, 302, 222, 256, 257, 5] and full == ["not embedded yet"]
     assert counts.tolist() == [len(e.ids) for e in load_tokenizer(None).encode_batch([*texts, "not embedded yet"])]
+
+
+def test_counts_past_the_kept_number_start_afresh_and_are_counted_again(monkeypatch):
+    from rag_bench.embed import onnx
+
+    monkeypatch.setattr(onnx, "COUNTS_KEPT", 2)
+    model = MiniLMEmbedder(threads=1)
+    model.embed(["one", "two words", "three more words"])
+    model.embed(["four"])  # past two kept counts: the three are dropped, "four" kept
+    assert set(model._counts) == {"four"}
+    assert model.count_tokens(["one", "two words", "four"]).tolist() == [3, 4, 3]  # [CLS] ... [SEP]
