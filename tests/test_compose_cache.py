@@ -191,3 +191,33 @@ def test_a_config_file_edited_while_a_command_runs_is_never_kept_under_the_old_d
         assert loader.load_configuration("config", ["retrieval=bm25"], RunMode.RUN).chunker.size == 700
         assert loader.load_configuration("config", ["retrieval=bm25"], RunMode.RUN).chunker.size == 700
     assert len(counted) == 2 and not (tmp_path / "cache" / "composed").exists()  # composed twice, kept never
+
+
+@pytest.mark.parametrize("mode_line", [[], ["hydra.mode=RUN"]])
+def test_a_run_composes_its_config_once_and_get_mode_reads_the_mode_from_it(configs, tmp_path, counted, mode_line):
+    overrides = ["chunker.size=300", "hydra.run.dir=/tmp/runs/a", *mode_line]
+    ran = overrides if mode_line else [*overrides, "hydra.mode=RUN"]  # what Hydra's _run_app composes next
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"):
+        hydra = GlobalHydra.instance().hydra
+        assert hydra.get_mode("config", overrides) == (RunMode.RUN if mode_line else None)  # Hydra alone
+        fresh = hydra.compose_config("config", ran, RunMode.RUN)
+        assert len(counted) == 2  # get_mode's multirun composition, then the run's
+        for _ in range(2):  # a cold cache, then a warm one
+            with installed(str(tmp_path / "cache")):
+                assert hydra.get_mode("config", overrides) == (RunMode.RUN if mode_line else None)
+                served = hydra.compose_config("config", ran, RunMode.RUN)
+            assert len(counted) == 3  # composed once in all, by the first get_mode
+            assert pickled([served]) == pickled([fresh])
+            assert OmegaConf.to_container(served.hydra.overrides.hydra)[-1] == "hydra.mode=RUN"
+        with installed(str(tmp_path / "cache")):
+            hydra.get_mode("config", overrides)
+            served = hydra.compose_config("config", ran, RunMode.RUN)
+            assert hydra.compose_config("config", ran, RunMode.RUN) is not served  # held for the next call only
+
+
+def test_get_mode_leaves_a_sweep_command_line_to_hydra(configs, tmp_path, counted):
+    with initialize_config_dir(config_dir=str(configs), version_base="1.3"), installed(str(tmp_path / "cache")):
+        hydra = GlobalHydra.instance().hydra
+        assert hydra.get_mode("config", ["chunker.size=300,600"]) is None  # refused in run mode; Hydra's answer
+        master = hydra.compose_config("config", ["chunker.size=300,600", "hydra.mode=MULTIRUN"], RunMode.MULTIRUN)
+    assert master.hydra.mode == RunMode.MULTIRUN and len(counted) == 2  # get_mode's and the sweep's, as before

@@ -29,6 +29,14 @@ added by a config or an override (``hydra.searchpath``), a source of another kin
 not pickle, a cache that cannot be written; and a composition that fails is composed again with the
 user's own overrides, so its error is Hydra's own. The cache folder is the one a ``cache_dir=...``
 on the command line names, else ``RAG_BENCH_CACHE`` or the default.
+
+Hydra composes a command's config twice before a run: once in multirun mode only to read ``hydra.mode``
+(``Hydra.get_mode``), then the run's own. While installed, ``get_mode`` reads the mode from the run's
+own composition instead (run mode, the same overrides) and hands that config to the run's
+``load_configuration`` when it asks for exactly those inputs next, with Hydra's ``hydra.mode=RUN`` line
+applied as composing applies it (``with_run_mode``) when the config sets no mode: one composition,
+cold or from the cache. A command line the run mode refuses (a sweep override, a missing value) is
+left to Hydra's ``get_mode``.
 """
 
 from __future__ import annotations
@@ -66,6 +74,7 @@ class CachedComposer:
         self.cache, self._compose = cache, compose  # compose(loader, config_name, overrides, run_mode, ...)
         self.versions = (hydra_version, omegaconf_version, str(version.getbase()))
         self._sources: dict[int, tuple[Any, str | None]] = {}  # id(repository) -> (it, kept alive; its digest)
+        self._held: tuple[tuple, DictConfig] | None = None  # get_mode's composition, for the next compose
 
     def compose(
         self,
@@ -78,6 +87,9 @@ class CachedComposer:
     ) -> DictConfig:
         """The composed config: from the cache when these inputs were composed before, else Hydra's."""
         flags = (run_mode, from_shell, validate_sweep_overrides)
+        held, self._held = self._held, None  # get_mode's composition serves the very next call, if it asks for it
+        if held is not None and held[0] == (id(loader), config_name, tuple(overrides), *flags):
+            return held[1]
         sources = self.sources(loader)
         if sources is None or any(o.lstrip("+~").startswith(SEARCHPATH) for o in overrides):
             return self._compose(loader, config_name, overrides, *flags)
@@ -94,6 +106,15 @@ class CachedComposer:
             if unchanged and not OmegaConf.select(config, SEARCHPATH):
                 self._keep(key, config)
         return place(config, folders)
+
+    def mode(self, loader: Any, config_name: str | None, overrides: list[str]) -> RunMode | None:
+        """``hydra.mode`` of the config the run composes (held for it); raises what that composition raises."""
+        config = self.compose(loader, config_name, list(overrides), RunMode.RUN)
+        mode = config.hydra.mode
+        ran = [*overrides, "hydra.mode=RUN"] if mode is None else list(overrides)  # what Hydra's _run_app passes
+        held = with_run_mode(config) if mode is None else config
+        self._held = ((id(loader), config_name, tuple(ran), RunMode.RUN, True, True), held)
+        return mode
 
     def sources(self, loader: Any) -> str | None:
         """The digest of ``loader``'s config sources (``sources_digest``), once per loader: the sources as the
@@ -129,18 +150,27 @@ class CachedComposer:
 def installed(cache_dir: str | None) -> Iterator[CachedComposer]:
     """Every composition of this process through the cache in ``cache_dir`` (None: the default) while it lasts."""
     from hydra._internal.config_loader_impl import ConfigLoaderImpl
+    from hydra._internal.hydra import Hydra
 
-    original = ConfigLoaderImpl.load_configuration
+    original, original_mode = ConfigLoaderImpl.load_configuration, Hydra.get_mode
     composer = CachedComposer(DiskCache(cache_root(cache_dir)), original)
 
     def load_configuration(self, config_name, overrides, run_mode, from_shell=True, validate_sweep_overrides=True):
         return composer.compose(self, config_name, overrides, run_mode, from_shell, validate_sweep_overrides)
 
-    ConfigLoaderImpl.load_configuration = load_configuration
+    def get_mode(self, config_name, overrides):
+        if not sweeping(overrides):
+            try:
+                return composer.mode(self.config_loader, config_name, overrides)
+            except Exception:  # refused in run mode (a missing value): Hydra's own get_mode decides
+                pass
+        return original_mode(self, config_name, overrides)
+
+    ConfigLoaderImpl.load_configuration, Hydra.get_mode = load_configuration, get_mode
     try:
         yield composer
     finally:
-        ConfigLoaderImpl.load_configuration = original
+        ConfigLoaderImpl.load_configuration, Hydra.get_mode = original, original_mode
 
 
 def cache_dir_override(overrides: list[str]) -> str | None:
@@ -153,6 +183,16 @@ def cache_dir_override(overrides: list[str]) -> str | None:
             value = parsed.value()
             return value if isinstance(value, str) and not parsed.is_sweep_override() else None
     return None
+
+
+def sweeping(overrides: list[str]) -> bool:
+    """Whether a command line holds a sweep override (``a=1,2``, ``range(...)``), or one that does not parse."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    try:
+        return any(o.is_sweep_override() for o in OverridesParser.create().parse_overrides(overrides))
+    except Exception:
+        return True
 
 
 def output_folders(overrides: list[str]) -> tuple[list[str], list[tuple[str, str, str]]]:
@@ -179,6 +219,14 @@ def place(config: DictConfig, folders: list[tuple[str, str, str]]) -> DictConfig
     for key, value, line in folders:
         OmegaConf.update(config, key, value, merge=True)
         lines[OmegaConf.to_container(lines).index(f"{key}={PLACEHOLDER}")] = line  # unresolved: a line may hold ${now:}
+    return config
+
+
+def with_run_mode(config: DictConfig) -> DictConfig:
+    """``config`` as composing it with one more override, ``hydra.mode=RUN``, makes it: the value set, the line
+    recorded last among the Hydra overrides (``test_compose_cache.py`` checks it pickles equal to Hydra's)."""
+    OmegaConf.update(config, "hydra.mode", RunMode.RUN, merge=True)
+    config.hydra.overrides.hydra.append("hydra.mode=RUN")
     return config
 
 

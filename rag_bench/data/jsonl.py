@@ -19,6 +19,8 @@ from rag_bench.core.files import write_bytes
 
 BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# JSON makes a surrogate only from a \uD800-\uDFFF escape (strict UTF-8 holds none): a line without one skips the walk
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 UTF8_FIX = "save the file as UTF-8"
 SURROGATE_FIX = "write the character itself, or a complete surrogate pair such as \\ud83d\\ude80"
 
@@ -70,7 +72,7 @@ def parse_line(path: Path | str, number: int | None, raw: bytes) -> dict:
         raise DataError(
             path, f"expected a JSON object, got {type(value).__name__}", line=number, fix="write one object per line"
         )
-    where = surrogate_field(value)
+    where = surrogate_field(value) if bad_byte is not None or _SURROGATE_ESCAPE.search(raw) else None
     if where is not None:
         name, char = where
         if bad_byte is not None and "\udc80" <= char <= "\udcff":  # a byte that surrogateescape kept

@@ -42,6 +42,7 @@ CODE_DIGEST = hashlib.sha256(
 TOKEN_BUDGET = 512  # padded tokens per batch (rows x width); a longer text runs alone
 POOLINGS = ("mean", "cls")
 MAX_LENGTH = 1_000_000
+COUNTS_KEPT = 250_000  # token counts an encoder keeps from its embedding for count_tokens (then starts afresh)
 
 
 @dataclass
@@ -108,6 +109,7 @@ class OnnxEncoder:
         self.max_tokens = max_tokens
         self.pooling, self.normalize = pooling, normalize
         self.threads = threads or os.cpu_count() or 1
+        self._counts: dict[str, int] = {}  # tokens of each text embedded so far (before truncation), for count_tokens
 
     @cached_property
     def _session(self):
@@ -133,7 +135,7 @@ class OnnxEncoder:
         """(len(texts), dimension) float32 vectors; input types differ only by their prefixes (``prefixes.py``)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        ids = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        ids = self._token_ids(list(texts))
         batches = token_batches([len(row) for row in ids], TOKEN_BUDGET)
         run = self._pool.map if self.threads > 1 and len(batches) > 1 else map
         parts = list(run(lambda b: self._embed_ids(ids, b), batches))
@@ -142,9 +144,28 @@ class OnnxEncoder:
             out[rows] = vectors
         return out
 
+    def _token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's ids as the truncating tokenizer makes them, each text tokenized once (then kept for
+        ``count_tokens``): the counting tokenizer's ids are the same for a text within ``max_tokens``
+        (truncation changes nothing there), so only longer texts go through the truncating one."""
+        ids = [e.ids for e in self._counter.encode_batch(texts)]
+        if len(self._counts) > COUNTS_KEPT:  # a long sweep's many chunkings: keep the latest
+            self._counts.clear()
+        self._counts.update(zip(texts, map(len, ids), strict=True))
+        long = [i for i, row in enumerate(ids) if len(row) > self.max_tokens]
+        if long:
+            for i, encoding in zip(long, self._tokenizer.encode_batch([texts[i] for i in long]), strict=True):
+                ids[i] = encoding.ids
+        return ids
+
     def count_tokens(self, texts: Sequence[str]) -> np.ndarray:
-        """Tokens per text before truncation, special tokens included."""
-        return np.array([len(e.ids) for e in self._counter.encode_batch(list(texts))], dtype=np.int64)
+        """Tokens per text before truncation, special tokens included (the counts ``embed`` kept, else counted)."""
+        counts = [self._counts.get(t, -1) for t in texts]
+        missing = [i for i, n in enumerate(counts) if n < 0]
+        if missing:
+            for i, encoding in zip(missing, self._counter.encode_batch([texts[i] for i in missing]), strict=True):
+                counts[i] = len(encoding.ids)
+        return np.array(counts, dtype=np.int64)
 
     def token_spans(self, text: str) -> np.ndarray:
         """(n_tokens, 2) character offsets of the tokens of ``text`` (no special tokens)."""

@@ -62,3 +62,41 @@ def test_vectors_do_not_depend_on_threads_or_batching(model):
     together = MiniLMEmbedder(threads=2).embed(texts)  # batched by token budget, two batches at a time
     assert np.array_equal(alone, together)  # bit for bit
     assert model.embed([]).shape == (0, 384)
+
+
+class Counting:
+    """A tokenizer that records the texts it encodes (``encode_batch``), else the tokenizer itself."""
+
+    def __init__(self, inner, seen):
+        self.inner, self.seen = inner, seen
+
+    def encode_batch(self, texts):
+        self.seen.extend(texts)
+        return self.inner.encode_batch(texts)
+
+
+def test_each_text_is_tokenized_once_and_its_ids_are_the_truncating_tokenizers():
+    model = MiniLMEmbedder(threads=1)
+    full, cut = [], []
+    model.__dict__["_counter"] = Counting(load_tokenizer(None), full)
+    model.__dict__["_tokenizer"] = Counting(load_tokenizer(MAX_TOKENS), cut)
+    texts = ["hello world", "word " * 300, "Incident INC-2023-Q4-011 " * 20, "word " * 254, "word " * 255]
+    vectors = model.embed(texts)
+    assert full == texts and cut == ["word " * 300, "word " * 255]  # longer than 256 tokens: encoded again, cut
+    assert model._token_ids(texts) == [e.ids for e in load_tokenizer(MAX_TOKENS).encode_batch(texts)]
+    assert np.array_equal(vectors, np.stack([MiniLMEmbedder(threads=1).embed([t])[0] for t in texts]))
+    full.clear()
+    counts = model.count_tokens([*texts, "not embedded yet"])  # the kept counts; the new text is counted
+    assert counts.tolist() == [4, 302, 222, 256, 257, 5] and full == ["not embedded yet"]
+    assert counts.tolist() == [len(e.ids) for e in load_tokenizer(None).encode_batch([*texts, "not embedded yet"])]
+
+
+def test_counts_past_the_kept_number_start_afresh_and_are_counted_again(monkeypatch):
+    from rag_bench.embed import onnx
+
+    monkeypatch.setattr(onnx, "COUNTS_KEPT", 2)
+    model = MiniLMEmbedder(threads=1)
+    model.embed(["one", "two words", "three more words"])
+    model.embed(["four"])  # past two kept counts: the three are dropped, "four" kept
+    assert set(model._counts) == {"four"}
+    assert model.count_tokens(["one", "two words", "four"]).tolist() == [3, 4, 3]  # [CLS] ... [SEP]
