@@ -19,7 +19,7 @@ from rag_bench.index.base import IndexConfig, IndexContext
 from rag_bench.index.compiled_topk import streaming_top_k
 
 QUERY_BLOCK = 1024  # queries per tile
-CHUNK_BLOCK = 512  # chunks per tile of QUERY_BLOCK queries: a 1024 x 512 float32 tile is 2 MiB, a core's L2
+CHUNK_BLOCK = 2048  # chunks per tile of QUERY_BLOCK queries: a 1024 x 2048 float32 tile is 8 MiB
 
 
 @dataclass
