@@ -1,10 +1,11 @@
 """Exact dense search: inner product of unit vectors (cosine), blockwise matrix products.
 
 Scores are computed one (query block x chunk block) tile at a time into a reused buffer
-small enough to stay near the cache, and each tile goes straight into a streaming top-k,
-so the full (n_queries, n_chunks) score matrix never exists and memory-mapped vectors are
-read once per query block. A filtered query is searched over the rows its filter allows
-(masked before top-k, so it gets the exact filtered top depth), one pass per distinct filter.
+small enough to stay near the cache, and each tile goes straight into a streaming top-k
+(C where it was built, numpy's otherwise: compiled_topk.py), so the full (n_queries, n_chunks)
+score matrix never exists and memory-mapped vectors are read once per query block. A
+filtered query is searched over the rows its filter allows (masked before top-k, so it gets
+the exact filtered top depth), one pass per distinct filter.
 """
 
 from __future__ import annotations
