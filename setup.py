@@ -9,7 +9,9 @@ From a clone, rag-bench reads the top-level folders; an installed copy reads the
 ``rag_bench.index.bm25._loops`` is a small C extension (the hot loops of BM25 indexing and search; see
 rag_bench/index/bm25/compiled.py). It is optional: where no C compiler is found, the install still
 succeeds and rag-bench runs the same computations in numpy. An editable install
-(``pip install -e .``) builds it in place, beside its source.
+(``pip install -e .``) builds it in place, beside its source. ``rag_bench.index._topk`` (the
+streaming top-k of exact dense search; see rag_bench/index/compiled_topk.py) is built and falls back
+the same way.
 """
 
 from setuptools import Extension, find_packages, setup
@@ -21,7 +23,8 @@ setup(
             [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search")],
             depends=["rag_bench/index/bm25/_loops.h"],
             optional=True,
-        )
+        ),
+        Extension("rag_bench.index._topk", ["rag_bench/index/_topk.c"], optional=True),
     ],
     packages=[
         *find_packages(include=["rag_bench", "rag_bench.*"]),

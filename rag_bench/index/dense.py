@@ -1,10 +1,11 @@
 """Exact dense search: inner product of unit vectors (cosine), blockwise matrix products.
 
 Scores are computed one (query block x chunk block) tile at a time into a reused buffer
-small enough to stay near the cache, and each tile goes straight into a streaming top-k,
-so the full (n_queries, n_chunks) score matrix never exists and memory-mapped vectors are
-read once per query block. A filtered query is searched over the rows its filter allows
-(masked before top-k, so it gets the exact filtered top depth), one pass per distinct filter.
+small enough to stay near the cache, and each tile goes straight into a streaming top-k
+(C where it was built, numpy's otherwise: compiled_topk.py), so the full (n_queries, n_chunks)
+score matrix never exists and memory-mapped vectors are read once per query block. A
+filtered query is searched over the rows its filter allows (masked before top-k, so it gets
+the exact filtered top depth), one pass per distinct filter.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import numpy as np
 
 from rag_bench.core.filters import Filter, MetadataTable
 from rag_bench.index.base import IndexConfig, IndexContext
-from rag_bench.index.topk import StreamingTopK
+from rag_bench.index.compiled_topk import streaming_top_k
 
 QUERY_BLOCK = 1024  # queries per tile
-CHUNK_BLOCK = 8192  # chunks per tile: a 1024 x 8192 float32 tile is 32 MiB
+CHUNK_BLOCK = 2048  # chunks per tile of QUERY_BLOCK queries: a 1024 x 2048 float32 tile is 8 MiB
 
 
 @dataclass
@@ -84,12 +85,13 @@ def _exact(vectors: np.ndarray, queries: np.ndarray, depth: int) -> tuple[np.nda
         return np.zeros((0, depth), np.int64), np.zeros((0, depth))
     n_chunks = vectors.shape[0]
     depth = min(depth, n_chunks)
-    chunk_block = max(CHUNK_BLOCK, depth)
-    tile = np.empty(min(QUERY_BLOCK, len(queries)) * min(chunk_block, max(n_chunks, 1)), np.float32)
+    rows = min(QUERY_BLOCK, len(queries))
+    chunk_block = max(CHUNK_BLOCK * QUERY_BLOCK // rows, depth)  # fewer queries, wider tiles of the same size
+    tile = np.empty(rows * min(chunk_block, max(n_chunks, 1)), np.float32)
     indices, scores = [], []
     for q0 in range(0, len(queries), QUERY_BLOCK):
         block = queries[q0 : q0 + QUERY_BLOCK]  # (nq, dim)
-        best = StreamingTopK(len(block), depth)
+        best = streaming_top_k(len(block), depth)
         for c0 in range(0, n_chunks, chunk_block):
             chunks = vectors[c0 : c0 + chunk_block]  # (nc, dim)
             out = tile[: len(block) * len(chunks)].reshape(len(block), len(chunks))

@@ -1,7 +1,8 @@
 """Deterministic top-k selection: higher score first, then lower index (corpus order).
 
 ``top_k`` selects over a whole score matrix with row-wise partition and one sort of the
-survivors; ``StreamingTopK`` selects over column blocks as they are produced (dense search),
+survivors; ``StreamingTopK`` selects over column blocks as they are produced (dense search
+where its C twin in compiled_topk.py was not built),
 packing each float32 score and its index into one uint64 key so that a plain integer
 partition orders by (score descending, index ascending) with no tie left to chance:
 key = sortable(score) << 32 | (2**32 - 1 - index), where sortable() maps float32 bits to
