@@ -8,6 +8,8 @@ first; JSON text in the CSV, lists in the Parquet file). ``read.py`` reads it ba
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 from pathlib import Path
@@ -57,15 +59,45 @@ def label_digest(question) -> str:
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
     """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
     table = per_question_table(result, explanation)
-    csv, parquet = (out_dir / name for name in NAMES)
-    as_text = table.copy()
-    for column in LIST_COLUMNS:
-        as_text[column] = as_text[column].map(_json_list)
-    for column in as_text.columns[(as_text.dtypes == np.float64).to_numpy()]:
-        as_text[column] = float_text(as_text[column].to_numpy())
-    write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
+    csv_path, parquet = (out_dir / name for name in NAMES)
+    data = csv_text(table, {column: [_json_list(items) for items in table[column]] for column in LIST_COLUMNS})
+    write_atomic(csv_path, lambda handle: handle.write(data.encode("utf-8")))
     write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
-    return [csv, parquet]
+    return [csv_path, parquet]
+
+
+def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
+    """``table.to_csv(index=False)`` with the columns named in ``texts`` replaced by those texts, written by
+    the csv module itself (as pandas does: minimal quoting, ``\n`` line ends) from each column's field
+    texts, without making a frame of text columns (pandas 3 would convert each to Arrow strings and back).
+
+    Fields: a float64 column as ``float_text`` writes it, a missing value (None, NaN, NA) as empty, any
+    other value as ``str`` of it; a column of any other dtype goes through pandas as it was.
+    """
+    columns = []
+    for name in table.columns:
+        series = table[name]
+        if name in texts:
+            columns.append(texts[name])
+        elif series.dtype == np.float64:
+            columns.append(float_text(series.to_numpy()).tolist())
+        elif _plain_dtype(series.dtype):
+            columns.append(series.to_numpy(dtype=object, na_value="").tolist())
+        else:
+            return table.assign(**{n: texts[n] for n in texts}).to_csv(index=False)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(table.columns))
+    writer.writerows(zip(*columns, strict=True))
+    return out.getvalue()
+
+
+def _plain_dtype(dtype) -> bool:
+    """Whether pandas writes the values of a column of ``dtype`` as ``str`` of each, missing ones empty:
+    object (text, None, lists), Arrow-backed text, bool, int64 and nullable Int64."""
+    if isinstance(dtype, pd.StringDtype | pd.Int64Dtype):
+        return True
+    return isinstance(dtype, np.dtype) and (dtype.kind in "Ob" or dtype == np.int64)
 
 
 def float_text(values: np.ndarray) -> np.ndarray:

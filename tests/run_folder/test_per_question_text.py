@@ -37,3 +37,30 @@ def test_float_columns_are_written_as_pandas_writes_them():
     as_text = pd.DataFrame({name: float_text(values) for name, values in columns.items()})
     assert as_text.to_csv(index=False) == table.to_csv(index=False)
     assert as_text["signed_zero"].tolist()[:2] == ["0.0", "-0.0"] and as_text["tricky"][0] == ""
+
+
+def test_csv_text_is_what_pandas_writes_for_every_column_kind():
+    # the oracle is DataFrame.to_csv: text that needs quoting, missing values of each kind, every dtype a
+    # per-question table holds, then a dtype csv_text leaves to pandas (float32)
+    from rag_bench.run_folder.per_question import csv_text
+
+    rng = random.Random(11)
+    alphabet = ["a", "b", ",", '"', "\n", "\r", " ", "é", "'", ";", "\\"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(6))) for _ in range(200)]
+    table = pd.DataFrame(
+        {
+            "question_id": pd.array(texts, dtype="str"),
+            "category": [None if i % 7 == 0 else (np.nan if i % 11 == 0 else t) for i, t in enumerate(texts)],
+            "labelled": [i % 3 != 0 for i in range(200)],
+            "n_spans": np.arange(200, dtype=np.int64) - 3,
+            "evidence_rank_bm25": pd.array([None if i % 4 == 0 else i for i in range(200)], dtype="Int64"),
+            "hit@1": np.where(np.arange(200) % 5 == 0, np.nan, np.arange(200) / 7),
+            "top_chunks": [[t, "x:0-1"] for t in texts],
+        }
+    )
+    lists = {"top_chunks": [json.dumps(items) for items in table["top_chunks"]]}
+    expected = table.assign(**lists).to_csv(index=False)
+    assert csv_text(table, lists) == expected
+    assert expected.count(chr(34)) > 100  # quoting was exercised
+    mixed = table.assign(ratio=np.float32(0.1) * np.arange(200, dtype=np.float32))
+    assert csv_text(mixed, lists) == mixed.assign(**lists).to_csv(index=False)
