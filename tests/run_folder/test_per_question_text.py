@@ -64,3 +64,43 @@ def test_csv_text_is_what_pandas_writes_for_every_column_kind():
     assert expected.count(chr(34)) > 100  # quoting was exercised
     mixed = table.assign(ratio=np.float32(0.1) * np.arange(200, dtype=np.float32))
     assert csv_text(mixed, lists) == mixed.assign(**lists).to_csv(index=False)
+
+
+def test_parquet_is_the_file_to_parquet_writes_byte_for_byte():
+    # the oracle is DataFrame.to_parquet: list columns built from their items, the rest as pandas converts it,
+    # and the cases left to to_parquet itself (an item that is not text, a cell that is not a list, no rows)
+    import io
+
+    from rag_bench.run_folder.per_question import write_parquet
+
+    rng = random.Random(5)
+    ids = [f"doc{i}é:{i}-{i + 9}" for i in range(30)]
+    rows = 50
+    table = pd.DataFrame(
+        {
+            "question_id": pd.array([f"q{i}" for i in range(rows)], dtype="str"),
+            "category": [None if i % 6 == 0 else "how-to" for i in range(rows)],
+            "labelled": [i % 4 != 0 for i in range(rows)],
+            "first_hit_rank": pd.array([None if i % 3 else i for i in range(rows)], dtype="Int64"),
+            "hit@1": np.where(np.arange(rows) % 5 == 0, np.nan, np.arange(rows) / 3),
+            "top_chunks": [rng.sample(ids, rng.randrange(0, 4)) for _ in range(rows)],
+            "ranked_chunks": [rng.sample(ids, rng.randrange(0, 12)) for _ in range(rows)],
+        }
+    )
+
+    def both(frame: pd.DataFrame) -> tuple[bytes, bytes]:
+        ours, theirs = io.BytesIO(), io.BytesIO()
+        write_parquet(frame, ours)
+        frame.to_parquet(theirs, index=False)
+        return ours.getvalue(), theirs.getvalue()
+
+    ours, theirs = both(table)
+    assert ours == theirs
+    assert pd.read_parquet(io.BytesIO(ours))["ranked_chunks"].map(list).tolist() == table["ranked_chunks"].tolist()
+    for cell in (None, ("a", "b"), ["x", None]):
+        odd = table.copy()
+        odd.at[3, "top_chunks"] = cell
+        assert len(set(both(odd))) == 1
+    numbers = table.assign(top_chunks=[list(range(i % 3)) for i in range(rows)])  # lists of ints
+    assert len(set(both(numbers))) == 1
+    assert len(set(both(table.iloc[:0]))) == 1
