@@ -12,7 +12,7 @@ under 15 MB at 10k questions.
 With ``--reference CHECKOUT`` (a checkout of the code before, e.g. ``git worktree add /tmp/base main``, its
 C extension built) the same 10k-question measurement runs on that code in a child process of its own, as
 this code's do (neither side reuses a process that already ran one: its memory would be mapped), and the first
-goal is measured against it in this run instead of the issue's figure. ``--rounds N`` (default 2) measures
+goal is measured against it in this run instead of the issue's figure. ``--rounds N`` (default 3) measures
 each side N times, taking turns with the reference (so that machine load moves both alike), and keeps
 each side's best.
 
@@ -69,7 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--questions", default="1000,10000")
     parser.add_argument("--reference", default=None)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--child", action="store_true")  # print one measurement as JSON (``child``)
     args = parser.parse_known_args()[0]
     sizes = [int(x) for x in args.questions.split(",")]
