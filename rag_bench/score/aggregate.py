@@ -99,7 +99,9 @@ def bootstrap_means(values: np.ndarray, draws: np.ndarray | Iterable[np.ndarray]
     n, m = values.shape
     scaled = values * float(2**DYADIC_BITS)
     # exact: every partial sum of n draws is a multiple of 2**-20 below 2**53 * 2**-20, so no rounding
+    # (-0.0 left out: a sum of them is -0.0, a product with counts summed from +0.0 is not)
     exact = np.all(scaled == np.floor(scaled), axis=0) & (n * np.abs(scaled).max(axis=0, initial=0.0) < 2.0**53)
+    exact &= ~np.any((values == 0) & np.signbit(values), axis=0)
     dyadic, other = np.flatnonzero(exact), np.flatnonzero(~exact)
     exact_values = np.ascontiguousarray(values[:, dyadic])
     columns = [np.ascontiguousarray(values[:, j]) for j in other]

@@ -71,11 +71,12 @@ def test_summarise_equals_the_whole_matrix_gather_on_many_seeds_and_sizes():
                 1 / rng.integers(1, 11, n),  # gathered
                 rng.random(n) * 3 - 1,  # gathered, negatives
                 np.where(rng.random(n) < 0.5, 0.5, 0.25),  # dyadic, counts road
+                np.full(n, -0.0),  # its means are -0.0: gathered (counts summed from +0.0 would give 0.0)
             ):
                 draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
                 expected = values[draws].mean(axis=1)
                 low, high = np.quantile(expected, [0.025, 0.975])
                 got = summarise(values, resamples, seed)
-                assert (got.ci_low, got.ci_high) == (float(low), float(high))
+                assert repr((got.ci_low, got.ci_high)) == repr((float(low), float(high)))  # repr: -0.0 too
                 blocks = bootstrap_means(values[:, None], draw_blocks(n, resamples, seed, 8))[:, 0]
-                assert np.array_equal(blocks, expected)
+                assert blocks.tobytes() == expected.tobytes()
