@@ -8,12 +8,18 @@ first; JSON text in the CSV, lists in the Parquet file). ``read.py`` reads it ba
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
+from itertools import chain
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from rag_bench.core.cache import digest
 from rag_bench.core.files import write_atomic
@@ -57,15 +63,89 @@ def label_digest(question) -> str:
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
     """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
     table = per_question_table(result, explanation)
-    csv, parquet = (out_dir / name for name in NAMES)
-    as_text = table.copy()
-    for column in LIST_COLUMNS:
-        as_text[column] = as_text[column].map(_json_list)
-    for column in as_text.columns[(as_text.dtypes == np.float64).to_numpy()]:
-        as_text[column] = float_text(as_text[column].to_numpy())
-    write_atomic(csv, lambda handle: as_text.to_csv(handle, index=False, encoding="utf-8"))
-    write_atomic(parquet, lambda handle: table.to_parquet(handle, index=False))
-    return [csv, parquet]
+    csv_path, parquet = (out_dir / name for name in NAMES)
+    data = csv_text(table, {column: [_json_list(items) for items in table[column]] for column in LIST_COLUMNS})
+    write_atomic(csv_path, lambda handle: handle.write(data.encode("utf-8")))
+    write_atomic(parquet, lambda handle: write_parquet(table, handle))
+    return [csv_path, parquet]
+
+
+def write_parquet(table: pd.DataFrame, handle: BinaryIO) -> None:
+    """``table.to_parquet(handle, index=False)``, the same bytes, with the list columns (``LIST_COLUMNS``, lists
+    of text) made as Arrow list arrays from their flattened items and offsets: pyarrow's own conversion
+    inspects every item of every list (a million chunk ids at 10,000 questions), most of the write's time.
+
+    The rest of the table goes through ``pa.Table.from_pandas`` as before, and the pandas metadata gets the
+    entries ``from_pandas`` gives a column of lists of text, in the table's column order; anything else
+    (an empty table, an item that is not text, a cell that is not a list) is left to ``to_parquet``.
+    """
+    lists = [name for name in LIST_COLUMNS if name in table]
+    try:
+        arrow = _arrow_table(table, lists) if len(table) and lists else None
+    except (TypeError, pa.ArrowException):
+        arrow = None
+    if arrow is None:
+        table.to_parquet(handle, index=False)
+    else:
+        pq.write_table(arrow, handle, compression="snappy")  # pandas' default compression
+
+
+def _arrow_table(table: pd.DataFrame, lists: list[str]) -> pa.Table:
+    """``pa.Table.from_pandas(table, preserve_index=False)``, its ``lists`` columns built from their items."""
+    arrow = pa.Table.from_pandas(table.drop(columns=lists), preserve_index=False)
+    probe = pd.DataFrame({name: [["text"]] for name in lists})  # what from_pandas records for such a column
+    entries = {e["name"]: e for e in _pandas_metadata(pa.Table.from_pandas(probe, preserve_index=False))["columns"]}
+    metadata = _pandas_metadata(arrow)
+    entries |= {e["name"]: e for e in metadata["columns"]}
+    for name in lists:
+        cells = table[name].tolist()
+        if not all(type(cell) is list for cell in cells):
+            raise TypeError(f"{name}: a cell that is not a list")
+        offsets = np.zeros(len(cells) + 1, dtype=np.int32)
+        np.cumsum([len(cell) for cell in cells], out=offsets[1:])
+        items = pa.array(list(chain.from_iterable(cells)), type=pa.string())  # ArrowException unless all text
+        column = pa.ListArray.from_arrays(pa.array(offsets), items)
+        arrow = arrow.add_column(list(table.columns).index(name), pa.field(name, column.type), column)
+    metadata["columns"] = [entries[name] for name in table.columns]
+    return arrow.replace_schema_metadata({**arrow.schema.metadata, b"pandas": json.dumps(metadata).encode("utf8")})
+
+
+def _pandas_metadata(arrow: pa.Table) -> dict:
+    return json.loads(arrow.schema.metadata[b"pandas"])
+
+
+def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
+    """``table.to_csv(index=False)`` with the columns named in ``texts`` replaced by those texts, written by
+    the csv module itself (as pandas does: minimal quoting, ``\n`` line ends) from each column's field
+    texts, without making a frame of text columns (pandas 3 would convert each to Arrow strings and back).
+
+    Fields: a float64 column as ``float_text`` writes it, a missing value (None, NaN, NA) as empty, any
+    other value as ``str`` of it; a column of any other dtype goes through pandas as it was.
+    """
+    columns = []
+    for name in table.columns:
+        series = table[name]
+        if name in texts:
+            columns.append(texts[name])
+        elif series.dtype == np.float64:
+            columns.append(float_text(series.to_numpy()).tolist())
+        elif _plain_dtype(series.dtype):
+            columns.append(series.to_numpy(dtype=object, na_value="").tolist())
+        else:
+            return table.assign(**{n: texts[n] for n in texts}).to_csv(index=False)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(table.columns))
+    writer.writerows(zip(*columns, strict=True))
+    return out.getvalue()
+
+
+def _plain_dtype(dtype) -> bool:
+    """Whether pandas writes the values of a column of ``dtype`` as ``str`` of each, missing ones empty:
+    object (text, None, lists), Arrow-backed text, bool, int64 and nullable Int64."""
+    if isinstance(dtype, pd.StringDtype | pd.Int64Dtype):
+        return True
+    return isinstance(dtype, np.dtype) and (dtype.kind in "Ob" or dtype == np.int64)
 
 
 def float_text(values: np.ndarray) -> np.ndarray:

@@ -147,15 +147,22 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
     pytrec_eval and ``retrieval=external`` rank the chunks exactly as rag-bench did.
     """
-    lines = []
+    parts = []
     ids: dict[int, str] = {}  # chunk index -> id, each made once
+    chunks, tail = result.chunks, f" {tag}\n"
+    ranks = [str(rank) for rank in range(1, result.ranked.shape[1] + 1)]  # rank texts, each made once
     written = trec_score_rows(result.scores).tolist()  # each row's prefixes as trec_scores writes them
     for question, row, scores in zip(result.dataset.questions, result.ranked.tolist(), written, strict=True):
         head, listed = f"{question.id} Q0 ", [c for c in row if c >= 0]  # -1 pads a list
-        for rank, (c, score) in enumerate(zip(listed, scores[: len(listed)], strict=True), start=1):
-            chunk_id = ids.get(c) or ids.setdefault(c, result.chunks[c].id)
-            lines.append(f"{head}{chunk_id} {rank} {score!r} {tag}\n")
-    return write_text(path, "".join(lines))
+        parts.append(
+            "".join(
+                [
+                    f"{head}{ids.get(c) or ids.setdefault(c, chunks[c].id)} {rank} {score!r}{tail}"
+                    for c, rank, score in zip(listed, ranks, scores, strict=False)  # the first len(listed)
+                ]
+            )
+        )
+    return write_text(path, "".join(parts))
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:

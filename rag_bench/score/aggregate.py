@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +31,8 @@ def summarise(values: np.ndarray, resamples: int = 1000, seed: int = 0, draws: n
         return Summary(float("nan"), float("nan"), float("nan"), float("nan"), 0)
     mean = float(values.mean())
     stderr = float(values.std(ddof=1) / np.sqrt(n)) if n > 1 else 0.0
-    if draws is None:
-        draws = bootstrap_draws(n, resamples, seed)
-    means = values[draws].mean(axis=1)  # (resamples,)
+    blocks = draw_blocks(n, resamples, seed) if draws is None else draws
+    means = bootstrap_means(values[:, None], blocks)[:, 0]  # (resamples,): values[draws].mean(axis=1), to the bit
     low, high = np.quantile(means, [0.025, 0.975])
     return Summary(mean, stderr, float(low), float(high), n)
 
@@ -62,7 +62,7 @@ def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed:
             summaries = [summarise(arrays[k], resamples, seed) for k in keys]
         else:
             stacked = np.stack([arrays[k] for k in keys], axis=1)  # (n, distinct columns)
-            means = bootstrap_means(stacked, bootstrap_draws(n, resamples, seed))  # (resamples, distinct columns)
+            means = bootstrap_means(stacked, draw_blocks(n, resamples, seed))  # (resamples, distinct columns)
             summaries = [_summary(arrays[k], means[:, j]) for j, k in enumerate(keys)]
         for key, summary in zip(keys, summaries, strict=True):
             out.update(dict.fromkeys(groups[key], summary))
@@ -70,37 +70,58 @@ def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed:
 
 
 DYADIC_BITS = 20  # a value that is a multiple of 2**-20 (0/1 hits, halves ...) sums exactly in any order
-BLOCK = 32  # resamples per block: a block's draws and gathered values stay in the cache
-COUNT_BLOCK = 256  # resamples per product of draw counts (a (256, n) matrix: 20 MB at 10k questions)
+BLOCK = 8  # resamples per block: its draws, counts and gathered values (0.6 MB each at n = 10,000) stay in cache
 
 
-def bootstrap_means(values: np.ndarray, draws: np.ndarray) -> np.ndarray:
+def draw_blocks(n: int, resamples: int, seed: int, block: int = BLOCK) -> Iterator[np.ndarray]:
+    """``bootstrap_draws(n, resamples, seed)`` a block of rows at a time: (b, n) arrays, b <= ``block``.
+
+    One generator draws every block in turn, so the blocks stacked are that matrix to the last index
+    (numpy's bounded integers keep no state between calls but the bit generator's, and
+    tests/score/test_bootstrap_means.py checks the equality on many seeds and sizes); the whole
+    (resamples, n) matrix, 80 MB at 10,000 questions, is never held at once.
+    """
+    rng = np.random.default_rng(seed)
+    for start in range(0, resamples, block):
+        yield rng.integers(0, n, size=(min(block, resamples - start), n))
+
+
+def bootstrap_means(values: np.ndarray, draws: np.ndarray | Iterable[np.ndarray]) -> np.ndarray:
     """(resamples, m) means of ``values`` (n, m) over each row of ``draws`` (resamples, n), equal to the bit
-    to ``values[draws, j].mean(axis=1)`` for every column j.
+    to ``values[draws, j].mean(axis=1)`` for every column j; ``draws`` may come as blocks of rows
+    (``draw_blocks``).
 
     A column whose values are multiples of 2**-DYADIC_BITS (hits, recalls over few spans) has exact partial
-    sums in any order, so its resampled sums are one product with the draw counts (resamples, n); any other
-    column is gathered and averaged as ``summarise`` does (same pairwise summation per row), a block of
-    resamples at a time.
+    sums in any order, so its resampled sums are one product with the draw counts (b, n) of a block; any
+    other column is gathered and averaged as ``summarise`` does (same pairwise summation over each row of
+    n values), a block of resamples at a time, into buffers reused from block to block.
     """
     n, m = values.shape
     scaled = values * float(2**DYADIC_BITS)
-    exact = np.all(scaled == np.floor(scaled), axis=0) & (np.abs(scaled).sum(axis=0) < 2.0**52)  # (m,)
-    out = np.empty((draws.shape[0], m))
+    # exact: every partial sum of n draws is a multiple of 2**-20 below 2**53 * 2**-20, so no rounding
+    # (-0.0 left out: a sum of them is -0.0, a product with counts summed from +0.0 is not)
+    exact = np.all(scaled == np.floor(scaled), axis=0) & (n * np.abs(scaled).max(axis=0, initial=0.0) < 2.0**53)
+    exact &= ~np.any((values == 0) & np.signbit(values), axis=0)
     dyadic, other = np.flatnonzero(exact), np.flatnonzero(~exact)
+    exact_values = np.ascontiguousarray(values[:, dyadic])
     columns = [np.ascontiguousarray(values[:, j]) for j in other]
-    if dyadic.size:
-        exact_values = values[:, dyadic]
-        for start in range(0, draws.shape[0], COUNT_BLOCK):
-            block = draws[start : start + COUNT_BLOCK]  # (b, n)
-            cells = (np.arange(block.shape[0])[:, None] * n + block).ravel()
-            counts = np.bincount(cells, minlength=block.size).reshape(block.shape).astype(np.float64)  # (b, n) draws
-            out[start : start + COUNT_BLOCK, dyadic] = (counts @ exact_values) / n
-    for start in range(0, draws.shape[0], BLOCK):
-        block = draws[start : start + BLOCK]  # (b, n)
+    blocks = [draws[s : s + BLOCK] for s in range(0, len(draws), BLOCK)] if isinstance(draws, np.ndarray) else draws
+    parts, space = [], np.empty(0)  # space: one block's counts, then its gathered values
+    for block in blocks:  # (b, n)
+        b = block.shape[0]
+        out = np.empty((b, m))
+        space = space if space.size >= b * n else np.empty(b * n)
+        if dyadic.size:
+            cells = (np.arange(b)[:, None] * n + block).ravel()
+            counts = space[: b * n].reshape(b, n)
+            counts[...] = np.bincount(cells, minlength=b * n).reshape(b, n)  # (b, n) draws of each question
+            out[:, dyadic] = np.einsum("bn,nm->bm", counts, exact_values) / n  # numpy's own loop: no BLAS threads
+        gathered = space[: b * n].reshape(b, n)
         for j, column in zip(other, columns, strict=True):
-            out[start : start + BLOCK, j] = column[block].mean(axis=1)
-    return out
+            np.take(column, block, out=gathered, mode="clip")  # every index is in range: clip changes none
+            out[:, j] = gathered.mean(axis=1)
+        parts.append(out)
+    return np.concatenate(parts) if parts else np.empty((0, m))
 
 
 def _summary(values: np.ndarray, means: np.ndarray) -> Summary:

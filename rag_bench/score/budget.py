@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, budget_families
-from rag_bench.score.relevance import hits
-from rag_bench.score.spans import intersection_size, size, union
+from rag_bench.score.relevance import tau_ratio
+from rag_bench.score.spans import Interval, intersection_size, size, union
 from rag_bench.score.views import SpanView
 
 
@@ -58,24 +58,46 @@ def budget_metrics(
     lost_chars = sum(len(x) for x in lost)
     evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
     docs = {s.doc_id for s in spans}  # only a chunk of an evidence document can hit a span or cover evidence
+    p, q = tau_ratio(tau)  # the relevance rule in integers, as ``relevance.hits``
+    evidence_spans = [(s.doc_id, s.start, s.end) for s in spans]
     out: dict[str, float] = {}
     for budget, names in _columns(tuple(sorted(set(budgets))), tuple(budget_families())):
-        context = _filled(ranked, chunks, budget)
-        near = [c for c, _ in context if c.doc_id in docs]
+        # the context as ``_filled`` cuts it, its chunks as (doc, start, end): the cut one ends early
+        near: list[Interval] = []  # context chunks in an evidence document
+        left, n = budget, 0
+        for c in ranked:
+            if left <= 0:
+                break
+            chunk = chunks[c]
+            take = min(chunk.end - chunk.start, left)
+            if chunk.doc_id in docs:
+                near.append((chunk.doc_id, chunk.start, chunk.start + take))
+            left, n = left - take, n + 1
+        hit_spans = frozenset(
+            i
+            for i, (doc, start, end) in enumerate(evidence_spans)
+            if any(_hits(chunk, doc, start, end, p, q) for chunk in near)
+        )
         view = SpanView(
-            k=len(context),
+            k=n,
             n_spans=n_spans,
-            hit_spans=frozenset(i for i, span in enumerate(spans) if any(hits(c, span, tau) for c in near)),
+            hit_spans=hit_spans,
             first_hit=None,  # rank metrics are not budgeted
             dcg=0.0,
             idcg=1.0,
             evidence_chars=evidence_chars,
-            covered=intersection_size(evidence, union([(c.doc_id, c.start, c.end) for c in near])) if near else 0,
-            lengths=sum(take for _, take in context),
+            covered=intersection_size(evidence, union(near)) if near else 0,
+            lengths=budget - left,  # the characters the context took
             lost_chars=lost_chars,
         )
         out.update({name: family.span(view) for name, family in names})
     return out
+
+
+def _hits(chunk: Interval, doc: str, start: int, end: int, p: int, q: int) -> bool:
+    """``relevance.hits`` of a chunk (doc, start, end) and a span, tau = p/q: the same integers."""
+    shared = min(chunk[2], end) - max(chunk[1], start) if chunk[0] == doc else 0
+    return shared >= 1 and shared * q >= p * min(chunk[2] - chunk[1], end - start)
 
 
 _COLUMNS: dict[tuple, list[tuple[int, list[tuple[str, Family]]]]] = {}  # by budgets and the families' identities

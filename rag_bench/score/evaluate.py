@@ -71,8 +71,7 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
     ids = _ChunkIds(chunks)  # chunk index -> id, each made once
     lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
     top = max(ks)
-    for q, (question, whole) in enumerate(zip(dataset.questions, ranked.tolist(), strict=True)):
-        listed = [c for c in whole if c >= 0]  # Python ints: the per-chunk loops below run on these
+    for q, (question, listed) in enumerate(zip(dataset.questions, listed_rows(ranked), strict=True)):
         base = {
             "question_id": question.id,
             "category": question.category,
@@ -140,6 +139,16 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
         by_language,
         language_counts,
     )
+
+
+def listed_rows(ranked: np.ndarray) -> list[list[int]]:
+    """Each row's chunk indices without the -1 pads, as Python ints (the per-chunk loops run on these): a slice
+    of each row where every pad trails its row's chunks (as every list rag-bench ranks), else a filter."""
+    valid = ranked >= 0
+    counts = valid.sum(axis=1)
+    if np.array_equal(valid, np.arange(ranked.shape[1]) < counts[:, None]):
+        return [row[:n] for row, n in zip(ranked.tolist(), counts.tolist(), strict=True)]
+    return [[c for c in row if c >= 0] for row in ranked.tolist()]
 
 
 class _ChunkIds(dict):

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rag_bench.score.aggregate import bootstrap_draws, bootstrap_means, summarise, summarise_table
+from rag_bench.score.aggregate import bootstrap_draws, bootstrap_means, draw_blocks, summarise, summarise_table
 
 
 def test_bootstrap_means_equal_the_gathered_means_bit_for_bit():
@@ -45,3 +45,38 @@ def test_summarise_table_equals_summarise_column_by_column():
     # worked by hand: one question of 0.25 -> mean 0.25, no spread
     one = table["one"]
     assert (one.mean, one.stderr, one.ci_low, one.ci_high, one.n) == (0.25, 0.0, 0.25, 0.25, 1)
+
+
+def test_draw_blocks_stack_to_the_whole_draw_matrix_on_many_seeds_and_sizes():
+    # the same generator drawing block after block gives the one (resamples, n) matrix, index for index
+    for seed in range(40):
+        for n, resamples, block in ((1, 5, 2), (3, 17, 8), (7, 33, 8), (128, 10, 3), (1001, 21, 8), (10_000, 9, 4)):
+            whole = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+            blocks = list(draw_blocks(n, resamples, seed, block))
+            assert [len(b) for b in blocks[:-1]] == [block] * (len(blocks) - 1)
+            assert np.array_equal(np.concatenate(blocks), whole)
+            assert np.array_equal(whole, bootstrap_draws(n, resamples, seed))
+
+
+def test_summarise_equals_the_whole_matrix_gather_on_many_seeds_and_sizes():
+    # the oracle: the formula before the draws came in blocks, values[draws].mean(axis=1) over the whole
+    # (resamples, n) matrix, then its 2.5% and 97.5% quantiles; sizes on both sides of numpy's pairwise
+    # summation blocks (8, 128) and of its 8192-value buffer
+    for seed in range(12):
+        rng = np.random.default_rng(100 + seed)
+        for n in (1, 2, 7, 8, 129, 1000, 8193, 10_000):
+            resamples = 40 if n > 1000 else 200
+            for values in (
+                (rng.random(n) < 0.3).astype(float),  # counts road
+                1 / rng.integers(1, 11, n),  # gathered
+                rng.random(n) * 3 - 1,  # gathered, negatives
+                np.where(rng.random(n) < 0.5, 0.5, 0.25),  # dyadic, counts road
+                np.full(n, -0.0),  # its means are -0.0: gathered (counts summed from +0.0 would give 0.0)
+            ):
+                draws = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+                expected = values[draws].mean(axis=1)
+                low, high = np.quantile(expected, [0.025, 0.975])
+                got = summarise(values, resamples, seed)
+                assert repr((got.ci_low, got.ci_high)) == repr((float(low), float(high)))  # repr: -0.0 too
+                blocks = bootstrap_means(values[:, None], draw_blocks(n, resamples, seed, 8))[:, 0]
+                assert blocks.tobytes() == expected.tobytes()

@@ -45,3 +45,14 @@ def test_requested_metrics_must_be_measured():
         check_measured("ndcg@20", spans_only, [5, 10], [], "objective")
     with pytest.raises(ConfigError, match=r"needs 500 in budgets \(\[1000\]\)"):
         check_measured("recall@500chars", spans_only, [5], [1000], "objective")
+
+
+def test_listed_rows_drop_the_pads_whether_they_trail_or_not():
+    from rag_bench.score.evaluate import listed_rows
+
+    trailing = np.array([[3, 1, -1, -1], [2, 0, 5, 4], [-1, -1, -1, -1]])
+    assert listed_rows(trailing) == [[3, 1], [2, 0, 5, 4], []]
+    inside = np.array([[3, -1, 1, -1], [2, 0, 5, 4]])  # a pad before a chunk: filtered, not cut
+    assert listed_rows(inside) == [[3, 1], [2, 0, 5, 4]]
+    assert listed_rows(np.zeros((2, 0), dtype=np.int64)) == [[], []]
+    assert all(type(c) is int for row in listed_rows(trailing) for c in row)

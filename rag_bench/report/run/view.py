@@ -73,7 +73,8 @@ def run_view(facts: RunFacts) -> dict:
     assert_aligned(facts)
     chunk_slots: dict[int, int] = {}
     rows = [(s.indices.tolist(), s.scores.tolist()) for s in facts.stages]  # Python lists, made once
-    questions = [_question(facts, q, chunk_slots, rows) for q in range(len(facts.questions))]
+    doc_of = [c.doc_id for c in facts.chunks]  # chunk index -> document
+    questions = [_question(facts, q, chunk_slots, rows, doc_of) for q in range(len(facts.questions))]
     failures = [d.failure for d in facts.diagnoses]
     return {
         "format": FORMAT,
@@ -118,7 +119,9 @@ def assert_aligned(facts: RunFacts) -> None:
         raise ValueError(f"unknown failure classes {sorted(unknown)}")
 
 
-def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[tuple[list, list]]) -> dict:
+def _question(
+    facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[tuple[list, list]], doc_of: list[str]
+) -> dict:
     question, diagnosis = facts.questions[q], facts.diagnoses[q]
     lists = [(indices[q], scores[q]) for indices, scores in rows]  # each stage's row for this question
     final = lists[-1][0]
@@ -127,8 +130,8 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[t
     docs = {s.doc_id for s in question.spans} if question.has_evidence else set(question.judgements)
     best: dict[int, int] = {}  # candidate in an evidence document -> its best rank over the stages
     for row, _ in lists:
-        ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and facts.chunks[c].doc_id in docs}
-        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _found finds it
+        ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and doc_of[c] in docs}
+        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _place finds it
             if rank < best.get(c, rank + 1):
                 best[c] = rank
     beyond = sorted(
@@ -137,13 +140,12 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[t
     hit = _hitter(facts.chunks, question, facts.tau)
 
     def entry(c: int) -> dict:
-        found = [_found(row, scores, c) for row, scores in lists]
-        return {
-            "chunk": chunk_slots.setdefault(c, len(chunk_slots)),
-            "hit": hit(c),
-            "ranks": [None if f is None else f[0] for f in found],
-            "scores": [None if f is None else _rounded(f[1]) for f in found],
-        }
+        ranks, shown = [], []  # per stage: c's rank and its score, rounded for display (None: not listed)
+        for row, scores in lists:
+            at = _place(row, c)
+            ranks.append(None if at is None else at + 1)
+            shown.append(None if at is None else _rounded(scores[at]))
+        return {"chunk": chunk_slots.setdefault(c, len(chunk_slots)), "hit": hit(c), "ranks": ranks, "scores": shown}
 
     return {
         "id": question.id,
@@ -162,13 +164,13 @@ def _question(facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[t
     }
 
 
-def _found(row: list[int], scores: list[float], c: int) -> tuple[int, float] | None:
-    """(rank from 1, score) of chunk ``c`` in one stage's list (its last place, should the list hold it
+def _place(row: list[int], c: int) -> int | None:
+    """Position (from 0) of chunk ``c`` in one stage's list (its last place, should the list hold it
     twice), None if absent."""
-    if c not in row:
+    times = row.count(c)
+    if not times:
         return None
-    at = len(row) - 1 - row[::-1].index(c)
-    return at + 1, scores[at]
+    return row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
 
 
 def _hitter(chunks: Sequence[Chunk], question: Question, tau: float):
