@@ -1,9 +1,10 @@
 """The parent units of a whole corpus at once, as arrays (``levels.Units``): the units ``levels.parent_units``
 makes, found without a Python step per unit.
 
-Sections: one regex pass for heading lines (a line break, then at most ``heading_depth`` #s and a space or
-tab) over the documents' texts joined by line breaks, so a heading at a line start of a document is one
-in the joined text, and a document's first line follows the joining line break. Trimming looks only at
+Sections: heading lines (a line break, then at most ``heading_depth`` #s and a space or tab) found in
+one pass (on ASCII bytes as arrays, else by a regex) over the documents' texts joined by line breaks,
+so a heading at a line start of a document is one in the joined text, and a document's first line
+follows the joining line break. Trimming looks only at
 the characters next to each cut: a range starts at a cut's "#" (no whitespace to trim) or at its
 document's start (the document's leading whitespace), and ends where the whitespace before the next cut,
 or the document's trailing whitespace, begins. On ASCII texts these runs are measured for all cuts at
@@ -41,8 +42,7 @@ def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: 
     if level == "document":
         keep = tail > lead
         return Units(ids, np.flatnonzero(keep), lead[keep], tail[keep])
-    heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")  # a line break, then a heading of at most depth #s
-    cuts = np.array([m.start() + 1 for m in heading.finditer(joined)], dtype=np.int64)
+    cuts = _heading_starts(joined, raw, depth)
     doc_of_cut = np.searchsorted(offsets, cuts, side="right") - 1
     inside = cuts > offsets[doc_of_cut]  # a heading at a document's start cuts nothing
     cuts, doc_of_cut = cuts[inside], doc_of_cut[inside]
@@ -55,6 +55,25 @@ def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: 
     end = np.where(follows, np.r_[cut_end[1:], 0], tail[doc])
     keep = end > start
     return Units(ids, doc[keep], start[keep], end[keep])
+
+
+def _heading_starts(text: str, raw: np.ndarray | None, depth: int) -> np.ndarray:
+    """Where each heading of at most ``depth`` #s that follows a line break starts (its first "#"): the
+    matches of ``\\n#{1,depth}[ \\t]``, found on ASCII bytes as arrays (a line break, then a run of 1 to
+    ``depth`` "#"s, then a space or tab)."""
+    if raw is None:
+        heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")
+        return np.array([m.start() + 1 for m in heading.finditer(text)], dtype=np.int64)
+    padded = np.r_[raw, np.zeros(depth + 1, np.uint8)]  # bytes past the end: no "#", space or tab
+    at = np.flatnonzero(raw == 10) + 1  # after each line break
+    at = at[padded[at] == 35]
+    hashes = np.ones(len(at), dtype=bool)  # padded[at : at + k] are all "#"
+    found = np.zeros(len(at), dtype=bool)
+    for k in range(1, depth + 1):
+        after = padded[at + k]
+        found |= hashes & ((after == 32) | (after == 9))
+        hashes &= after == 35
+    return at[found]
 
 
 def _trimmed_ends(text: str, raw: np.ndarray | None, at: np.ndarray, low: np.ndarray) -> np.ndarray:
