@@ -19,6 +19,7 @@ from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import text_key, vector_store
 from rag_bench.index.bm25 import compiled
 from rag_bench.retrieve.base import Candidates, Corpus
+from rag_bench.retrieve.diversity import near
 from rag_bench.retrieve.diversity.near import shingle_sets
 from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
 from rag_bench.retrieve.resources import Resources
@@ -66,16 +67,24 @@ def lists(found: Candidates) -> list[list[tuple[int, float]]]:
     return [[(int(c), float(s)) for c, s in zip(r, v, strict=True) if c >= 0] for r, v in rows]
 
 
-@pytest.mark.parametrize("built", [True, False])
+@pytest.mark.parametrize("path", ["shingle_sets", "number_words", "python"])
 @pytest.mark.parametrize("seed", range(40))
-def test_shingle_sets_equal_core_shingles(monkeypatch, seed, built):
-    if not built:
+def test_shingle_sets_equal_core_shingles(monkeypatch, seed, path):
+    if path == "python":
         monkeypatch.setattr(compiled, "LOOPS", None)  # Python's split and hash
     texts = random_texts(np.random.default_rng(seed), 30)
-    values, offsets = shingle_sets(texts)
+    # the extension's shingle_sets, or its number_words and numpy (the path of a text UTF-8 cannot encode)
+    values, offsets = (near._numpy_shingle_sets if path == "number_words" else shingle_sets)(texts)
     assert len(offsets) == len(texts) + 1
     for i, text in enumerate(texts):
         assert values[offsets[i] : offsets[i + 1]].tolist() == shingles(text).tolist(), repr(text)
+
+
+def test_a_text_utf8_cannot_encode_is_shingled_as_python_does():
+    texts = ["Alpha beta gamma", "a \udc80b c d", "x"]  # a lone surrogate: the C pass refuses it, numpy takes over
+    values, offsets = shingle_sets(texts)
+    for i, text in enumerate(texts):
+        assert values[offsets[i] : offsets[i + 1]].tolist() == shingles(text).tolist()
 
 
 @pytest.mark.parametrize("built", [True, False])

@@ -38,6 +38,15 @@
  *     Example: indptr [0, 2, 3], doc_ids [0, 2, 2], weights [1.0, 2.0, 0.5] (4 documents), the
  *              query [1, 0], depth 3 -> indices [2, 0, -1], scores [2.5, 1.0, -inf].
  *
+ * shingle_sets(texts) -> (values, offsets)
+ *     texts:  a list of str, each lower-cased and split at ASCII whitespace (a text with other characters
+ *             must come lower-cased, its words joined by single spaces: " ".join(t.lower().split())).
+ *     values: bytearray of uint64, text after text its distinct word 3-shingles sorted ascending, each
+ *             w0 * 0x9E3779B97F4A7C15 + w1 * 0xC2B2AE3D27D4EB4F + w2 modulo 2**64 with w the words' Python
+ *             hashes (a text of 1 or 2 words: one shingle, padded with 0), as core/shingles.py's shingles().
+ *     offsets: bytearray, (n_texts + 1,) int64: text i's set is values[offsets[i] : offsets[i + 1]].
+ *     Each distinct word is hashed once, as a str (so the hashes are this process's).
+ *
  * One file per function (_loops_words.c, _loops_postings.c, _loops_search.c); this one holds the
  * module and the buffer helpers they share (declared in _loops.h).
  */
@@ -84,6 +93,9 @@ static PyMethodDef methods[] = {
      "search(indptr, doc_ids, weights, term_ptr, terms, n_docs, depth) -> (indices, scores): each query's best\n"
      "depth documents (score descending, then index), (n_queries, depth) int64 and float64 in bytearrays, rows\n"
      "padded with -1 / -inf; query q's term ids are terms[term_ptr[q] : term_ptr[q + 1]]."},
+    {"shingle_sets", py_shingle_sets, METH_VARARGS,
+     "shingle_sets(texts) -> (values, offsets): every text's distinct word 3-shingle hashes sorted, uint64 in a\n"
+     "bytearray, text i's being values[offsets[i] : offsets[i + 1]] ((n_texts + 1,) int64 in a bytearray)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,6 +28,7 @@ from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.steps import distinct
 
 ROW_BLOCK = 256  # questions picked together: (256, width, width) similarities
+GATHER_BYTES = 1 << 21  # vectors gathered at once (2 MB: under the 4 MB from which numpy asks for huge pages)
 
 
 @dataclass
@@ -55,12 +56,17 @@ class MMR:
         relevance, _ = minmax(np.where(valid, found.scores, 0.0), valid)
         indices = np.full_like(found.indices, -1)
         scores = np.full_like(found.scores, -np.inf)
-        used = distinct(row_of[found.indices])  # the rows the lists hold, read once in file order (a memory map)
-        vectors, row_of = np.asarray(vectors[used]), np.searchsorted(used, row_of)
+        width, dim = found.indices.shape[1], vectors.shape[1]
+        step = max(1, GATHER_BYTES // max(1, 4 * width * dim))  # questions whose vectors are gathered at once
         for first in range(0, len(found.indices), ROW_BLOCK):
             rows = slice(first, first + ROW_BLOCK)
-            block = vectors[row_of[found.indices[rows]]]  # (b, width, dim); padding: any row, never picked
-            order, values = pick(relevance[rows], block @ block.transpose(0, 2, 1), valid[rows], self.lambda_)
+            similarity = np.concatenate(
+                [
+                    gram(np.asarray(vectors[row_of[found.indices[a : min(a + step, rows.stop)]]]))
+                    for a in range(first, min(rows.stop, len(found.indices)), step)
+                ]
+            )
+            order, values = pick(relevance[rows], similarity, valid[rows], self.lambda_)
             indices[rows] = np.where(order >= 0, np.take_along_axis(found.indices[rows], np.maximum(order, 0), 1), -1)
             scores[rows] = values
         details = {"embedded": embedded, "lambda": self.lambda_}
@@ -97,6 +103,11 @@ def corpus_keys(cache: DiskCache, corpus: Corpus, store: VectorStore) -> list[by
     key = digest("passage keys", corpus.key, store.namespace)
     joined, _ = cache.get_or_compute("mmr-keys", key, lambda: b"".join(text_keys(corpus.passages)))
     return [joined[i : i + 32] for i in range(0, len(joined), 32)]
+
+
+def gram(block: np.ndarray) -> np.ndarray:
+    """(b, width, width) similarities of each row's vectors, ``block`` (b, width, dim); padding: any row."""
+    return block @ block.transpose(0, 2, 1)
 
 
 def pick(

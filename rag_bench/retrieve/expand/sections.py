@@ -25,6 +25,8 @@ from rag_bench.retrieve.expand.levels import Rechunk, Units, parent_units
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # str.isspace on ASCII
 _RUN = 16  # characters looked at next to each cut at once
+_BLOCK, _ROWS = 1 << 20, 1 << 14  # bytes, cuts looked at together: arrays of at most 2 MB, under the
+# 4 MB from which numpy asks for huge pages, whose first touch costs a busy machine tens of milliseconds
 
 
 def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> Units:
@@ -60,32 +62,35 @@ def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: 
 def _heading_starts(text: str, raw: np.ndarray | None, depth: int) -> np.ndarray:
     """Where each heading of at most ``depth`` #s that follows a line break starts (its first "#"): the
     matches of ``\\n#{1,depth}[ \\t]``, found on ASCII bytes as arrays (a line break, then a run of 1 to
-    ``depth`` "#"s, then a space or tab)."""
+    ``depth`` "#"s, then a space or tab), ``_BLOCK`` bytes at a time."""
     if raw is None:
         heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")
         return np.array([m.start() + 1 for m in heading.finditer(text)], dtype=np.int64)
-    padded = np.r_[raw, np.zeros(depth + 1, np.uint8)]  # bytes past the end: no "#", space or tab
-    at = np.flatnonzero(raw == 10) + 1  # after each line break
-    at = at[padded[at] == 35]
-    hashes = np.ones(len(at), dtype=bool)  # padded[at : at + k] are all "#"
-    found = np.zeros(len(at), dtype=bool)
-    for k in range(1, depth + 1):
-        after = padded[at + k]
-        found |= hashes & ((after == 32) | (after == 9))
-        hashes &= after == 35
-    return at[found]
+    n, parts = len(raw), []
+    for low in range(0, n, _BLOCK):
+        at = np.flatnonzero(raw[low : low + _BLOCK] == 10) + (low + 1)  # after each line break
+        at = at[at < n]
+        at = at[raw[at] == 35]
+        hashes = np.ones(len(at), dtype=bool)  # raw[at : at + k] are all "#"
+        found = np.zeros(len(at), dtype=bool)
+        for k in range(1, depth + 1):
+            after = np.where(at + k < n, raw[np.minimum(at + k, n - 1)], 0)  # past the end: no "#", space or tab
+            found |= hashes & ((after == 32) | (after == 9))
+            hashes &= after == 35
+        parts.append(at[found])
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 def _trimmed_ends(text: str, raw: np.ndarray | None, at: np.ndarray, low: np.ndarray) -> np.ndarray:
     """For each i: where ``text[low[i]:at[i]]`` ends once trimmed of trailing whitespace (an index of text)."""
     out = np.empty(len(at), dtype=np.int64)
     slow = np.ones(len(at), dtype=bool)
-    if raw is not None and len(at):
-        before = at[:, None] - 1 - np.arange(_RUN)  # the _RUN characters before each point, nearest first
-        inside = before >= low[:, None]
-        space = inside & _SPACE[raw[np.maximum(before, 0)]]
-        slow = space.all(axis=1)  # a run of _RUN or more spaces
-        out[~slow] = at[~slow] - np.argmin(space[~slow], axis=1)
+    for a in range(0, len(at), _ROWS) if raw is not None else ():
+        rows = slice(a, a + _ROWS)
+        before = at[rows, None] - 1 - np.arange(_RUN)  # the _RUN characters before each point, nearest first
+        space = (before >= low[rows, None]) & _SPACE[raw[np.maximum(before, 0)]]
+        slow[rows] = long = space.all(axis=1)  # a run of _RUN or more spaces
+        out[rows][~long] = at[rows][~long] - np.argmin(space[~long], axis=1)
     for i in np.flatnonzero(slow).tolist():
         out[i] = low[i] + len(text[low[i] : at[i]].rstrip())
     return out
@@ -95,12 +100,12 @@ def _leading(text: str, raw: np.ndarray | None, start: np.ndarray, stop: np.ndar
     """For each i: the length of the whitespace that begins ``text[start[i]:stop[i]]``."""
     out = np.empty(len(start), dtype=np.int64)
     slow = np.ones(len(start), dtype=bool)
-    if raw is not None and len(start):
-        after = start[:, None] + np.arange(_RUN)
-        inside = after < stop[:, None]
-        space = inside & _SPACE[raw[np.minimum(after, len(raw) - 1)]]
-        slow = space.all(axis=1)
-        out[~slow] = np.argmin(space[~slow], axis=1)
+    for a in range(0, len(start), _ROWS) if raw is not None else ():
+        rows = slice(a, a + _ROWS)
+        after = start[rows, None] + np.arange(_RUN)
+        space = (after < stop[rows, None]) & _SPACE[raw[np.minimum(after, len(raw) - 1)]]
+        slow[rows] = long = space.all(axis=1)
+        out[rows][~long] = np.argmin(space[~long], axis=1)
     for i in np.flatnonzero(slow).tolist():
         piece = text[start[i] : stop[i]]
         out[i] = len(piece) - len(piece.lstrip())
