@@ -178,11 +178,10 @@ def check(result, rows, table):
 
 @pytest.mark.parametrize("seed", range(60))
 @pytest.mark.parametrize("ascii_only", [False, True])  # ASCII texts: headings and trims found on their bytes
-@pytest.mark.parametrize("small_blocks", [False, True])  # bytes and cuts looked at a few at a time
+@pytest.mark.parametrize("small_blocks", [False, True])  # bytes looked at a few at a time
 def test_section_and_document_units_equal_parent_units(monkeypatch, seed, ascii_only, small_blocks):
     if small_blocks:
         monkeypatch.setattr(sections, "_BLOCK", 7)
-        monkeypatch.setattr(sections, "_ROWS", 3)
     words, gaps = ([w for w in WORDS if w.isascii()], [g for g in GAPS if g.isascii()]) if ascii_only else (WORDS, GAPS)
     docs = [random_document(np.random.default_rng(seed), f"d{i}", words, gaps) for i in range(8)]
     assert all(d.text.isascii() for d in docs) or not ascii_only

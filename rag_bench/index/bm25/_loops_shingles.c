@@ -248,10 +248,28 @@ static int reserve_values(Values *v, int64_t needed)
     return 0;
 }
 
+/* The values bytearray sets made to hold at least needed uint64 (doubling; a large bytearray grows by
+ * realloc, its pages moved, not copied); v->items is then its buffer. 0, or -1 with an exception set. */
+static int reserve_sets(PyObject *sets, Values *v, int64_t needed)
+{
+    if (needed > v->capacity) {
+        int64_t capacity = 2 * v->capacity > needed ? 2 * v->capacity : needed;
+        if (capacity > PY_SSIZE_T_MAX / (int64_t)sizeof(uint64_t)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (PyByteArray_Resize(sets, (Py_ssize_t)capacity * (Py_ssize_t)sizeof(uint64_t)) < 0)
+            return -1;
+        v->capacity = capacity;
+    }
+    v->items = (uint64_t *)PyByteArray_AS_STRING(sets);
+    return 0;
+}
+
 PyObject *py_shingle_sets(PyObject *self, PyObject *args)
 {
     const uint64_t mix0 = 0x9E3779B97F4A7C15ULL, mix1 = 0xC2B2AE3D27D4EB4FULL; /* core/shingles.py's _MIX */
-    PyObject *texts, *offsets = NULL, *result = NULL;
+    PyObject *texts, *offsets = NULL, *sets = NULL, *result = NULL;
     if (!PyArg_ParseTuple(args, "O!:shingle_sets", &PyList_Type, &texts))
         return NULL;
     Py_ssize_t n_texts = PyList_GET_SIZE(texts);
@@ -262,9 +280,11 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
     int failed = vocabulary.slots == NULL;
     if (failed)
         PyErr_NoMemory();
-    else
+    else {
         offsets = loops_int64_bytearray(n_texts + 1);
-    failed = failed || offsets == NULL;
+        sets = PyByteArray_FromStringAndSize(NULL, 0);
+    }
+    failed = failed || offsets == NULL || sets == NULL;
     int64_t *offset = failed ? NULL : (int64_t *)PyByteArray_AS_STRING(offsets);
     if (!failed)
         offset[0] = 0;
@@ -318,9 +338,7 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
             words.items[k] = word_hash(&vocabulary, lower + words.items[3 * k], (int64_t)words.items[3 * k + 1],
                                        words.items[3 * k + 2], &failed);
         int64_t n = words.size, count = n == 0 ? 0 : (n < 3 ? 1 : n - 2);
-        if (failed || reserve_values(&values, values.size + count) < 0) {
-            if (!failed)
-                PyErr_NoMemory();
+        if (failed || reserve_sets(sets, &values, values.size + count) < 0) {
             failed = 1;
             break;
         }
@@ -343,15 +361,12 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
         offset[t + 1] = values.size;
     }
     Py_DECREF(texts);
-    if (!failed) {
-        PyObject *sets = PyByteArray_FromStringAndSize((const char *)values.items, values.size * (Py_ssize_t)sizeof(uint64_t));
-        if (sets != NULL)
-            result = Py_BuildValue("(NO)", sets, offsets);
-    }
+    if (!failed && PyByteArray_Resize(sets, values.size * (Py_ssize_t)sizeof(uint64_t)) == 0)
+        result = Py_BuildValue("(OO)", sets, offsets);
+    Py_XDECREF(sets);
     Py_XDECREF(offsets);
     free(vocabulary.slots);
     free(vocabulary.arena);
-    free(values.items);
     free(words.items);
     free(scratch.items);
     free(lower);

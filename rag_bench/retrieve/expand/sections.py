@@ -8,8 +8,8 @@ follows the joining line break. Trimming looks only at
 the characters next to each cut: a range starts at a cut's "#" (no whitespace to trim) or at its
 document's start (the document's leading whitespace), and ends where the whitespace before the next cut,
 or the document's trailing whitespace, begins. On ASCII texts these runs are measured for all cuts at
-once on their bytes, ``_RUN`` characters at a time (str.strip's ASCII whitespace); a run at least that long
-and any other text are measured by ``str.rstrip``.
+once on their bytes, one character step at a time over the cuts whose run goes on (str.strip's ASCII
+whitespace); a run of ``_RUN`` or more characters and any other text are measured by ``str.rstrip``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from rag_bench.retrieve.expand.levels import Rechunk, Units, parent_units
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True  # str.isspace on ASCII
 _RUN = 16  # characters looked at next to each cut at once
-_BLOCK, _ROWS = 1 << 20, 1 << 14  # bytes, cuts looked at together: arrays of at most 2 MB, under the
-# 4 MB from which numpy asks for huge pages, whose first touch costs a busy machine tens of milliseconds
+_BLOCK = 1 << 20  # bytes looked at together for headings: arrays of at most 1 MB, under the 4 MB from
+# which numpy asks for huge pages, whose first touch can cost a busy machine tens of milliseconds
 
 
 def level_units(level: str, depth: int, documents: Sequence[Document], rechunk: Rechunk | None, size: int) -> Units:
@@ -83,30 +83,30 @@ def _heading_starts(text: str, raw: np.ndarray | None, depth: int) -> np.ndarray
 
 def _trimmed_ends(text: str, raw: np.ndarray | None, at: np.ndarray, low: np.ndarray) -> np.ndarray:
     """For each i: where ``text[low[i]:at[i]]`` ends once trimmed of trailing whitespace (an index of text)."""
-    out = np.empty(len(at), dtype=np.int64)
-    slow = np.ones(len(at), dtype=bool)
-    for a in range(0, len(at), _ROWS) if raw is not None else ():
-        rows = slice(a, a + _ROWS)
-        before = at[rows, None] - 1 - np.arange(_RUN)  # the _RUN characters before each point, nearest first
-        space = (before >= low[rows, None]) & _SPACE[raw[np.maximum(before, 0)]]
-        slow[rows] = long = space.all(axis=1)  # a run of _RUN or more spaces
-        out[rows][~long] = at[rows][~long] - np.argmin(space[~long], axis=1)
-    for i in np.flatnonzero(slow).tolist():
+    out = at.copy()
+    open_ = np.arange(len(at)) if raw is not None else np.zeros(0, np.int64)  # whitespace all the way so far
+    for k in range(_RUN if raw is not None else 0):  # character at[i] - 1 - k of the points still open
+        before = at[open_] - 1 - k
+        space = (before >= low[open_]) & _SPACE[raw[np.maximum(before, 0)]]
+        open_ = open_[space]
+        out[open_] = before[space]
+    slow = open_ if raw is not None else np.arange(len(at))  # a run of _RUN or more spaces, or not ASCII
+    for i in slow.tolist():
         out[i] = low[i] + len(text[low[i] : at[i]].rstrip())
     return out
 
 
 def _leading(text: str, raw: np.ndarray | None, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
     """For each i: the length of the whitespace that begins ``text[start[i]:stop[i]]``."""
-    out = np.empty(len(start), dtype=np.int64)
-    slow = np.ones(len(start), dtype=bool)
-    for a in range(0, len(start), _ROWS) if raw is not None else ():
-        rows = slice(a, a + _ROWS)
-        after = start[rows, None] + np.arange(_RUN)
-        space = (after < stop[rows, None]) & _SPACE[raw[np.minimum(after, len(raw) - 1)]]
-        slow[rows] = long = space.all(axis=1)
-        out[rows][~long] = np.argmin(space[~long], axis=1)
-    for i in np.flatnonzero(slow).tolist():
+    out = np.zeros(len(start), dtype=np.int64)
+    open_ = np.arange(len(start)) if raw is not None else np.zeros(0, np.int64)
+    for k in range(_RUN if raw is not None else 0):
+        after = start[open_] + k
+        space = (after < stop[open_]) & _SPACE[raw[np.minimum(after, len(raw) - 1)]]
+        open_ = open_[space]
+        out[open_] = k + 1
+    slow = open_ if raw is not None else np.arange(len(start))
+    for i in slow.tolist():
         piece = text[start[i] : stop[i]]
         out[i] = len(piece) - len(piece.lstrip())
     return out
