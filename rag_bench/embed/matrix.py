@@ -69,8 +69,10 @@ def read_matrix(path: Path, n: int, verify: bool = True):
         return None
     ok = len(head) == START and head[:4] == MAGIC and (not streamed or check.digest() == head[4:36])
     tag, rows, dim = HEADER.unpack(head[36:]) if ok else (b"", 0, 0)
-    if not ok or tag != TAG or rows != n or path.stat().st_size != START + 4 * n * dim:
-        VERIFIED.discard(identity)
+    damaged = not ok or tag != TAG or rows != n or path.stat().st_size != START + 4 * n * dim
+    if damaged or streamed:  # the file's earlier identities are stale
+        VERIFIED.difference_update([known for known in VERIFIED if known[0] == identity[0]])
+    if damaged:
         return DAMAGED
     if streamed and time.time_ns() - identity[-1] > RACY_NS:  # a later change gets a later ctime
         VERIFIED.add(identity)

@@ -19,7 +19,7 @@ from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import text_key, vector_store
 from rag_bench.index.bm25 import compiled
 from rag_bench.retrieve.base import Candidates, Corpus
-from rag_bench.retrieve.diversity import near
+from rag_bench.retrieve.diversity import mmr, near
 from rag_bench.retrieve.diversity.near import shingle_sets
 from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
 from rag_bench.retrieve.resources import Resources
@@ -130,7 +130,11 @@ def reference_mmr(found: Candidates, vectors: dict[int, np.ndarray], lambda_: fl
 
 
 @pytest.mark.parametrize("seed", range(15))
-def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, seed):
+@pytest.mark.parametrize("small_blocks", [False, True])  # questions picked, and vectors gathered, a few at a time
+def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, monkeypatch, seed, small_blocks):
+    if small_blocks:
+        monkeypatch.setattr(mmr, "ROW_BLOCK", 3)
+        monkeypatch.setattr(mmr, "GATHER_BYTES", 1)
     rng = np.random.default_rng(seed)
     texts = [f"passage {i} " + " ".join(rng.choice(["gateway", "firmware", "fleet"], 3)) for i in range(30)]
     chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(texts)]
@@ -147,3 +151,25 @@ def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, seed):
         found = random_found(rng, chunks)
         result = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=lambda_), res).apply(found)
         assert [[c for c, _ in row] for row in lists(result)] == reference_mmr(found, vectors, lambda_)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_near_copies_in_c_equal_first_copies_row_by_row(monkeypatch, seed):
+    """The extension's near_copies and the numpy copied() against first_copies on each row, thresholds down
+    to near 0 (every shingle of a set is then in its prefix)."""
+    rng = np.random.default_rng(seed)
+    texts = random_texts(rng, 20)
+    values, offsets = shingle_sets(texts)
+    slots = rng.integers(-1, len(texts), size=(6, int(rng.integers(1, 12))))
+    for threshold in (1.0, 0.9, 0.5, 0.2, 1e-12):
+        expected = [
+            [copy >= 0 for copy in first_copies([shingles(texts[s]) for s in row if s >= 0], threshold)]
+            for row in slots.tolist()
+        ]
+        for path in ("c", "numpy"):
+            if path == "numpy":
+                monkeypatch.setattr(compiled, "LOOPS", None)
+            flags = near.copied(slots, values, offsets, threshold)
+            assert [f[row >= 0].tolist() for f, row in zip(flags, slots, strict=True)] == expected, path
+            assert not flags[slots < 0].any()
+            monkeypatch.undo()

@@ -47,6 +47,14 @@
  *     offsets: bytearray, (n_texts + 1,) int64: text i's set is values[offsets[i] : offsets[i + 1]].
  *     Each distinct word is hashed once, as a str (so the hashes are this process's).
  *
+ * near_copies(slots, values, offsets, width, threshold) -> copies
+ *     slots:  (n, width) int64 (rows of candidate lists), each candidate's set (-1: padding); a set s is
+ *             values[offsets[s] : offsets[s + 1]] (values: uint64, offsets: int64, as shingle_sets makes).
+ *     copies: bytearray, (n, width) 0/1: 1 where a candidate is near-identical (Jaccard >= threshold) to an
+ *             earlier one of its row (two sets without a shingle are; one set is to itself), as
+ *             rag_bench/retrieve/diversity/near.py's copied(): pairs found by the prefix filter (the
+ *             |A| - ceil(t |A| - 1e-9) + 1 smallest shingles of each), then their exact Jaccard.
+ *
  * One file per function (_loops_words.c, _loops_postings.c, _loops_search.c); this one holds the
  * module and the buffer helpers they share (declared in _loops.h).
  */
@@ -96,6 +104,9 @@ static PyMethodDef methods[] = {
     {"shingle_sets", py_shingle_sets, METH_VARARGS,
      "shingle_sets(texts) -> (values, offsets): every text's distinct word 3-shingle hashes sorted, uint64 in a\n"
      "bytearray, text i's being values[offsets[i] : offsets[i + 1]] ((n_texts + 1,) int64 in a bytearray)."},
+    {"near_copies", py_near_copies, METH_VARARGS,
+     "near_copies(slots, values, offsets, width, threshold) -> copies: (n, width) 0/1 bytes in a bytearray, 1\n"
+     "where a candidate's set is near-identical (Jaccard >= threshold) to an earlier candidate's of its row."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -372,3 +372,182 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
     free(lower);
     return result;
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * near_copies
+ * --------------------------------------------------------------------------------------------- */
+
+/* An entry of a list's prefixes: a shingle and the candidate (its position in the list) holding it. */
+typedef struct {
+    uint64_t value;
+    int64_t at;
+} PrefixEntry;
+
+/* e[0 : n] sorted by value (quicksort, median of three; insertion sort below 16 entries). */
+static void sort_entries(PrefixEntry *e, int64_t n)
+{
+    while (n > 16) {
+        uint64_t x = e[0].value, y = e[n / 2].value, z = e[n - 1].value;
+        uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = 0, j = n - 1;
+        while (i <= j) {
+            while (e[i].value < pivot)
+                i++;
+            while (e[j].value > pivot)
+                j--;
+            if (i <= j) {
+                PrefixEntry t = e[i];
+                e[i++] = e[j];
+                e[j--] = t;
+            }
+        }
+        if (j + 1 < n - i) {
+            sort_entries(e, j + 1);
+            e += i;
+            n -= i;
+        } else {
+            sort_entries(e + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (int64_t i = 1; i < n; i++) {
+        PrefixEntry t = e[i];
+        int64_t j = i;
+        for (; j > 0 && e[j - 1].value > t.value; j--)
+            e[j] = e[j - 1];
+        e[j] = t;
+    }
+}
+
+/* |a & b| of two sorted, distinct sets. */
+static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+{
+    int64_t i = 0, j = 0, shared = 0;
+    while (i < na && j < nb) {
+        if (a[i] < b[j])
+            i++;
+        else if (a[i] > b[j])
+            j++;
+        else {
+            shared++;
+            i++;
+            j++;
+        }
+    }
+    return shared;
+}
+
+PyObject *py_near_copies(PyObject *self, PyObject *args)
+{
+    Py_buffer slots_view, values_view, offsets_view;
+    Py_ssize_t width;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "y*y*y*nd:near_copies", &slots_view, &values_view, &offsets_view, &width, &threshold))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n_slots = loops_int64_count(&slots_view, "slots");
+    Py_ssize_t n_values = loops_count_of(&values_view, "values", (Py_ssize_t)sizeof(uint64_t), "uint64");
+    Py_ssize_t n_offsets = loops_int64_count(&offsets_view, "offsets");
+    if (n_slots < 0 || n_values < 0 || n_offsets < 0)
+        goto done;
+    if (width <= 0 || n_slots % width != 0 || n_offsets < 1) {
+        PyErr_SetString(PyExc_ValueError, "near_copies: slots must hold rows of width candidates, offsets n_sets + 1");
+        goto done;
+    }
+    const int64_t *slots = slots_view.buf, *offsets = offsets_view.buf;
+    const uint64_t *values = values_view.buf;
+    int64_t n_sets = n_offsets - 1;
+    for (Py_ssize_t i = 0; i < n_slots; i++) /* every slot a set (or -1), every set inside values */
+        if (slots[i] >= n_sets || (slots[i] >= 0 && (offsets[slots[i]] < 0 || offsets[slots[i]] > offsets[slots[i] + 1] ||
+                                                     offsets[slots[i] + 1] > n_values))) {
+            PyErr_SetString(PyExc_ValueError, "near_copies: a slot names no set of values");
+            goto done;
+        }
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, n_slots);
+    PrefixEntry *entries = NULL;
+    unsigned char *pair = calloc((size_t)width * (size_t)width, 1);
+    int64_t capacity = 0;
+    if (out == NULL || pair == NULL) {
+        Py_XDECREF(out);
+        free(pair);
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto done;
+    }
+    unsigned char *copy = (unsigned char *)PyByteArray_AS_STRING(out);
+    memset(copy, 0, (size_t)n_slots);
+    for (Py_ssize_t row = 0; row < n_slots / width; row++) {
+        const int64_t *slot = slots + row * width;
+        unsigned char *flag = copy + row * width;
+        int64_t count = 0, seen_empty = 0;
+        for (Py_ssize_t j = 0; j < width; j++) { /* the prefix entries of the row: |A| - ceil(t |A|) + 1 each */
+            if (slot[j] < 0)
+                continue;
+            int64_t size = offsets[slot[j] + 1] - offsets[slot[j]];
+            if (size == 0) { /* texts without a word are near-identical to each other */
+                flag[j] = seen_empty > 0;
+                seen_empty = 1;
+                continue;
+            }
+            int64_t prefix = size - (int64_t)ceil(threshold * (double)size - 1e-9) + 1;
+            prefix = prefix < size ? prefix : size;
+            if (count + prefix > capacity) {
+                int64_t larger = 2 * capacity > count + prefix ? 2 * capacity : count + prefix;
+                PrefixEntry *moved = realloc(entries, (size_t)larger * sizeof(PrefixEntry));
+                if (moved == NULL) {
+                    PyErr_NoMemory();
+                    Py_DECREF(out);
+                    goto cleanup;
+                }
+                entries = moved;
+                capacity = larger;
+            }
+            for (int64_t k = 0; k < prefix; k++)
+                entries[count++] = (PrefixEntry){values[offsets[slot[j]] + k], j};
+        }
+        sort_entries(entries, count);
+        int any = 0;
+        for (int64_t a = 0; a < count;) { /* every two candidates of a run of one shingle: a pair */
+            int64_t b = a + 1;
+            while (b < count && entries[b].value == entries[a].value)
+                b++;
+            for (int64_t x = a; x < b; x++)
+                for (int64_t y = x + 1; y < b; y++) {
+                    int64_t lo = entries[x].at < entries[y].at ? entries[x].at : entries[y].at;
+                    int64_t hi = entries[x].at ^ entries[y].at ^ lo;
+                    if (lo != hi) { /* (a set's prefix holds a value once: lo == hi cannot happen) */
+                        pair[lo * width + hi] = 1;
+                        any = 1;
+                    }
+                }
+            a = b;
+        }
+        if (!any)
+            continue;
+        for (Py_ssize_t b = 0; b < width; b++) /* a later candidate near-identical to an earlier one */
+            for (Py_ssize_t a = 0; a < b; a++) {
+                if (!pair[a * width + b])
+                    continue;
+                pair[a * width + b] = 0;
+                if (flag[b])
+                    continue;
+                int64_t sa = slot[a], sb = slot[b];
+                if (sa == sb) { /* one text: J = 1 */
+                    flag[b] = 1;
+                    continue;
+                }
+                int64_t na = offsets[sa + 1] - offsets[sa], nb = offsets[sb + 1] - offsets[sb];
+                int64_t shared = shared_count(values + offsets[sa], na, values + offsets[sb], nb);
+                flag[b] = (double)shared / (double)(na + nb - shared) >= threshold;
+            }
+    }
+    result = out;
+cleanup:
+    free(entries);
+    free(pair);
+done:
+    PyBuffer_Release(&slots_view);
+    PyBuffer_Release(&values_view);
+    PyBuffer_Release(&offsets_view);
+    return result;
+}

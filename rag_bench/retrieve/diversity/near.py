@@ -95,6 +95,15 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     higher-ranked candidate of its list. ``slots`` (n, width): each candidate's set (-1: padding), a set
     being ``values[offsets[s]:offsets[s + 1]]``, each set a different text's."""
     n, width = slots.shape
+    if compiled.LOOPS is not None and slots.size:  # the same, row by row in C (_loops.near_copies)
+        flags = compiled.LOOPS.near_copies(
+            np.ascontiguousarray(slots, dtype=np.int64),
+            np.ascontiguousarray(values, dtype=np.uint64),
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            width,
+            float(threshold),
+        )
+        return np.frombuffer(flags, dtype=np.uint8).view(bool).reshape(n, width).copy()
     sizes = np.diff(offsets)
     valid = slots >= 0
     at = np.where(valid, slots, 0)
@@ -104,6 +113,7 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     empty = valid & (sizes[at] == 0)  # texts without a word are near-identical to each other
     out |= empty & (np.cumsum(empty, axis=1) > 1)
     prefix = np.where(valid, sizes[at] - np.ceil(threshold * sizes[at] - 1e-9).astype(np.int64) + 1, 0)
+    prefix = np.minimum(prefix, sizes[at])  # (a threshold near 0: the whole set)
     prefix = np.where(valid & (sizes[at] > 0), prefix, 0).ravel()
     total = int(prefix.sum())
     if total == 0:
