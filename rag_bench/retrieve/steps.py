@@ -33,8 +33,8 @@ class Spans(Sequence[Chunk]):
     unit i is ``names[doc[i]][start[i]:end[i]]``. A step's lists reach tens of thousands of new units,
     of which a run reads a few (the top k it scores and reports)."""
 
-    def __init__(self, names: Sequence[str], texts: Sequence[str], doc: np.ndarray, start, end) -> None:
-        self.names, self.texts, self.doc, self.start, self.end = names, texts, doc, start, end
+    def __init__(self, names: Sequence[str], documents: dict[str, Document], doc: np.ndarray, start, end) -> None:
+        self.names, self.documents, self.doc, self.start, self.end = names, documents, doc, start, end
         self.made: list[Chunk | None] = [None] * len(doc)
 
     def __len__(self) -> int:
@@ -47,7 +47,8 @@ class Spans(Sequence[Chunk]):
         chunk = self.made[i]
         if chunk is None:
             d, s, e = int(self.doc[i]), int(self.start[i]), int(self.end[i])
-            chunk = self.made[i] = Chunk(self.names[d], s, e, self.texts[d][s:e])
+            name = self.names[d]
+            chunk = self.made[i] = Chunk(name, s, e, self.documents[name].text[s:e])
         return chunk
 
     def __eq__(self, other: object) -> bool:
@@ -128,8 +129,7 @@ class UnitTable:
         out[new] = len(self.base) + rank[inverse.reshape(-1)]
         made = new[first[by_first]]
         if len(made):
-            texts = [self.documents[n].text for n in names]
-            self.added = Spans(names, texts, doc[made], start[made], end[made])
+            self.added = Spans(names, self.documents, doc[made], start[made], end[made])
         return out
 
     def index_all(self, doc_ids: Sequence[str], starts: Sequence[int], ends: Sequence[int]) -> list[int]:

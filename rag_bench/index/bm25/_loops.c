@@ -55,6 +55,11 @@
  *             rag_bench/retrieve/diversity/near.py's copied(): pairs found by the prefix filter (the
  *             |A| - ceil(t |A| - 1e-9) + 1 smallest shingles of each), then their exact Jaccard.
  *
+ * heading_starts(text, depth) -> starts
+ *     text:   bytes; starts: bytearray, int64: where each Markdown heading of at most depth #s that follows a
+ *             line break begins (its first "#"): the matches of \n#{1,depth}[ \t], as
+ *             rag_bench/retrieve/expand/sections.py finds them.
+ *
  * One file per function (_loops_words.c, _loops_postings.c, _loops_search.c); this one holds the
  * module and the buffer helpers they share (declared in _loops.h).
  */
@@ -107,6 +112,9 @@ static PyMethodDef methods[] = {
     {"near_copies", py_near_copies, METH_VARARGS,
      "near_copies(slots, values, offsets, width, threshold) -> copies: (n, width) 0/1 bytes in a bytearray, 1\n"
      "where a candidate's set is near-identical (Jaccard >= threshold) to an earlier candidate's of its row."},
+    {"heading_starts", py_heading_starts, METH_VARARGS,
+     "heading_starts(text, depth) -> starts: int64 in a bytearray, where each heading of at most depth #s that\n"
+     "follows a line break in the bytes text begins (its first #)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,7 +4,7 @@
  * _loops_words.c   number_words: a corpus's words numbered by first appearance
  * _loops_postings.c  postings: (term, document, tf) by a counting sort
  * _loops_search.c  search: every query's best documents
- * _loops_shingles.c  shingle_sets, near_copies: word 3-shingle sets of many texts, near-identical candidates
+ * _loops_shingles.c  shingle_sets, near_copies, heading_starts: the text scans of the retrieval strategies
  */
 #ifndef RAG_BENCH_LOOPS_H
 #define RAG_BENCH_LOOPS_H
@@ -27,5 +27,6 @@ PyObject *py_postings(PyObject *self, PyObject *args);
 PyObject *py_search(PyObject *self, PyObject *args);
 PyObject *py_shingle_sets(PyObject *self, PyObject *args);
 PyObject *py_near_copies(PyObject *self, PyObject *args);
+PyObject *py_heading_starts(PyObject *self, PyObject *args);
 
 #endif

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rag_bench.core.types import Document
+from rag_bench.index.bm25 import compiled
 from rag_bench.retrieve.expand.levels import Rechunk, Units, parent_units
 
 _SPACE = np.zeros(256, dtype=bool)
@@ -66,6 +67,8 @@ def _heading_starts(text: str, raw: np.ndarray | None, depth: int) -> np.ndarray
     if raw is None:
         heading = re.compile(rf"\n#{{1,{depth}}}[ \t]")
         return np.array([m.start() + 1 for m in heading.finditer(text)], dtype=np.int64)
+    if compiled.LOOPS is not None:  # the same scan in C (memchr from line break to line break)
+        return np.frombuffer(compiled.LOOPS.heading_starts(raw, depth), dtype=np.int64)
     n, parts = len(raw), []
     for low in range(0, n, _BLOCK):
         at = np.flatnonzero(raw[low : low + _BLOCK] == 10) + (low + 1)  # after each line break
