@@ -173,3 +173,22 @@ def test_near_copies_in_c_equal_first_copies_row_by_row(monkeypatch, seed):
             assert [f[row >= 0].tolist() for f, row in zip(flags, slots, strict=True)] == expected, path
             assert not flags[slots < 0].any()
             monkeypatch.undo()
+
+
+def test_mmr_names_the_matrix_by_the_corpus_passages_it_holds(tmp_path):
+    """The cached passage keys are trusted for a corpus key only when they count its chunks: a key reused for
+    other chunks (a hand-built Corpus) hashes them again, and MMR still reads their own vectors."""
+    rng = np.random.default_rng(5)
+    embedder, cache = FakeEmbedder(16), DiskCache(tmp_path)
+    for n in (30, 20):  # two corpora under one key, in one cache
+        texts = [f"corpus of {n}, passage {i}" for i in range(n)]
+        chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(texts)]
+        res = Resources(Workspace(cache), Corpus("c", chunks), Dataset("t", (), ()), embedder)
+        store = vector_store(res.workspace, embedder, "document")
+        unit = rng.standard_normal((n, 16)).astype(np.float32)
+        store.commit([text_key(t) for t in texts], unit / np.linalg.norm(unit, axis=1, keepdims=True))
+        matrix, _ = embed_cached(embedder, store, res.corpus.passages, "document", "matrix", memory_map=True)
+        vectors = {i: np.asarray(matrix[i], dtype=np.float64) for i in range(n)}
+        found = random_found(rng, chunks)
+        result = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.5), res).apply(found)
+        assert [[c for c, _ in row] for row in lists(result)] == reference_mmr(found, vectors, 0.5)

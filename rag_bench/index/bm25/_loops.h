@@ -4,7 +4,9 @@
  * _loops_words.c   number_words: a corpus's words numbered by first appearance
  * _loops_postings.c  postings: (term, document, tf) by a counting sort
  * _loops_search.c  search: every query's best documents
- * _loops_shingles.c  shingle_sets, near_copies, heading_starts: the text scans of the retrieval strategies
+ * _loops_shingles.c  shingle_sets: the word 3-shingle sets of many texts (diversity=collapse)
+ * _loops_copies.c  near_copies: each list's near-identical candidates (diversity=collapse)
+ * _loops_headings.c  heading_starts: where Markdown headings begin (expand=parent|merge's sections)
  */
 #ifndef RAG_BENCH_LOOPS_H
 #define RAG_BENCH_LOOPS_H

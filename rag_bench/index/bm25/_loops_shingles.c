@@ -266,327 +266,132 @@ static int reserve_sets(PyObject *sets, Values *v, int64_t needed)
     return 0;
 }
 
-PyObject *py_shingle_sets(PyObject *self, PyObject *args)
+/* What shingle_sets keeps from text to text: the vocabulary, the text lower-cased, its words, sort room. */
+typedef struct {
+    Vocabulary vocabulary;
+    unsigned char *lower;
+    int64_t lower_capacity;
+    Values words, scratch;
+} Shingler;
+
+/* text[0 : size] lower-cased into s->lower (ASCII letters: what str.lower does below 0x80), followed by
+ * 8 zero bytes (head_of reads 8 at a time). 0, or -1 with an exception set. */
+static int lower_text(Shingler *s, const char *text, Py_ssize_t size)
+{
+    if (size + 8 > s->lower_capacity) {
+        unsigned char *larger = realloc(s->lower, (size_t)size + 8);
+        if (larger == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->lower = larger;
+        s->lower_capacity = size + 8;
+    }
+    for (Py_ssize_t k = 0; k < size; k++) {
+        unsigned char b = (unsigned char)text[k];
+        s->lower[k] = (unsigned char)(b - 'A') < 26 ? (unsigned char)(b + 32) : b;
+    }
+    memset(s->lower + size, 0, 8);
+    return 0;
+}
+
+/* The Python hash of each word of s->lower[0 : size], in s->words.items[0 : s->words.size]. The words are
+ * first found (start, length, key: three items each) with their slots prefetched, so the slot reads of a
+ * text overlap, then looked up in order. 0, or -1 with an exception set. */
+static int hash_words(Shingler *s, Py_ssize_t size)
+{
+    Values *words = &s->words;
+    words->size = 0;
+    for (Py_ssize_t i = 0; i < size;) {
+        while (i < size && shingle_space(s->lower[i]))
+            i++;
+        if (i == size)
+            break;
+        Py_ssize_t start = i;
+        i = shingle_word_end(s->lower, i, size);
+        if (reserve_values(words, 3 * (words->size + 1)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        uint64_t key = bytes_key(s->lower + start, i - start);
+        PREFETCH_SLOT(&s->vocabulary.slots[key & (s->vocabulary.n_slots - 1)]);
+        words->items[3 * words->size] = (uint64_t)start;
+        words->items[3 * words->size + 1] = (uint64_t)(i - start);
+        words->items[3 * words->size + 2] = key;
+        words->size++;
+    }
+    int failed = 0;
+    for (int64_t k = 0; k < words->size && !failed; k++) /* word k's hash in item k (its triple already read) */
+        words->items[k] = word_hash(&s->vocabulary, s->lower + words->items[3 * k], (int64_t)words->items[3 * k + 1],
+                                    words->items[3 * k + 2], &failed);
+    return failed ? -1 : 0;
+}
+
+/* The distinct shingles of the n word hashes w (core/shingles.py), sorted, written at out (room for
+ * max(n - 2, 1)): their count, or -1 with an exception set. */
+static int64_t shingle_words(Shingler *s, const uint64_t *w, int64_t n, uint64_t *out)
 {
     const uint64_t mix0 = 0x9E3779B97F4A7C15ULL, mix1 = 0xC2B2AE3D27D4EB4FULL; /* core/shingles.py's _MIX */
+    int64_t count = n == 0 ? 0 : (n < 3 ? 1 : n - 2), kept = 0;
+    if (n == 1 || n == 2) /* one shingle of the words padded with 0 */
+        out[0] = w[0] * mix0 + (n == 2 ? w[1] * mix1 : 0);
+    for (int64_t i = 0; i + 2 < n; i++)
+        out[i] = w[i] * mix0 + w[i + 1] * mix1 + w[i + 2];
+    if (reserve_values(&s->scratch, 3 * count + 1) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    sort_u64(out, count, (int64_t *)s->scratch.items, s->scratch.items + 2 * count + 1);
+    for (int64_t i = 0; i < count; i++) /* distinct */
+        if (kept == 0 || out[i] != out[kept - 1])
+            out[kept++] = out[i];
+    return kept;
+}
+
+PyObject *py_shingle_sets(PyObject *self, PyObject *args)
+{
     PyObject *texts, *offsets = NULL, *sets = NULL, *result = NULL;
     if (!PyArg_ParseTuple(args, "O!:shingle_sets", &PyList_Type, &texts))
         return NULL;
     Py_ssize_t n_texts = PyList_GET_SIZE(texts);
-    Vocabulary vocabulary = {calloc(1024, sizeof(WordSlot)), 1024, 0, NULL, 0, 0};
-    Values values = {NULL, 0, 0}, words = {NULL, 0, 0}, scratch = {NULL, 0, 0};
-    unsigned char *lower = NULL;
-    int64_t lower_capacity = 0;
-    int failed = vocabulary.slots == NULL;
-    if (failed)
-        PyErr_NoMemory();
-    else {
+    Shingler s = {{calloc(1024, sizeof(WordSlot)), 1024, 0, NULL, 0, 0}, NULL, 0, {NULL, 0, 0}, {NULL, 0, 0}};
+    Values values = {NULL, 0, 0}; /* the sets, in the bytearray sets */
+    if (s.vocabulary.slots != NULL) {
         offsets = loops_int64_bytearray(n_texts + 1);
         sets = PyByteArray_FromStringAndSize(NULL, 0);
-    }
-    failed = failed || offsets == NULL || sets == NULL;
-    int64_t *offset = failed ? NULL : (int64_t *)PyByteArray_AS_STRING(offsets);
-    if (!failed)
-        offset[0] = 0;
+    } else
+        PyErr_NoMemory();
+    int failed = offsets == NULL || sets == NULL;
     Py_INCREF(texts); /* the list stays alive (and its texts) while their bytes are read */
     for (Py_ssize_t t = 0; t < n_texts && !failed; t++) {
         PyObject *item = PyList_GET_ITEM(texts, t);
         Py_ssize_t size;
         const char *utf8 = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &size) : NULL;
-        if (utf8 == NULL) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_TypeError, "shingle_sets takes a list of str");
+        if (utf8 == NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "shingle_sets takes a list of str");
+        if (utf8 == NULL || lower_text(&s, utf8, size) < 0 || hash_words(&s, size) < 0) {
             failed = 1;
             break;
         }
-        if (size + 8 > lower_capacity) { /* the text lower-cased (ASCII letters: what str.lower does below 0x80) */
-            unsigned char *larger = realloc(lower, (size_t)size + 8);
-            if (larger == NULL) {
-                PyErr_NoMemory();
-                failed = 1;
-                break;
-            }
-            lower = larger;
-            lower_capacity = size + 8;
-        }
-        memset(lower + size, 0, 8); /* read (and masked off) by head_of at the last word */
-        for (Py_ssize_t k = 0; k < size; k++) {
-            unsigned char b = (unsigned char)utf8[k];
-            lower[k] = (unsigned char)(b - 'A') < 26 ? (unsigned char)(b + 32) : b;
-        }
-        words.size = 0;
-        for (Py_ssize_t i = 0; i < size;) { /* the text's words: where each starts and ends, and its key */
-            while (i < size && shingle_space(lower[i]))
-                i++;
-            if (i == size)
-                break;
-            Py_ssize_t start = i;
-            i = shingle_word_end(lower, i, size);
-            if (reserve_values(&words, 3 * (words.size + 1)) < 0) {
-                PyErr_NoMemory();
-                failed = 1;
-                break;
-            }
-            uint64_t key = bytes_key(lower + start, i - start);
-            PREFETCH_SLOT(&vocabulary.slots[key & (vocabulary.n_slots - 1)]); /* read while the text is split */
-            words.items[3 * words.size] = (uint64_t)start;
-            words.items[3 * words.size + 1] = (uint64_t)(i - start);
-            words.items[3 * words.size + 2] = key;
-            words.size++;
-        }
-        for (int64_t k = 0; k < words.size && !failed; k++) /* each word's Python hash, in place of its start */
-            words.items[k] = word_hash(&vocabulary, lower + words.items[3 * k], (int64_t)words.items[3 * k + 1],
-                                       words.items[3 * k + 2], &failed);
-        int64_t n = words.size, count = n == 0 ? 0 : (n < 3 ? 1 : n - 2);
-        if (failed || reserve_sets(sets, &values, values.size + count) < 0) {
-            failed = 1;
-            break;
-        }
-        uint64_t *w = words.items, *out = values.items + values.size;
-        if (n == 1 || n == 2) /* one shingle of the words padded with 0 */
-            out[0] = w[0] * mix0 + (n == 2 ? w[1] * mix1 : 0);
-        for (int64_t i = 0; i + 2 < n; i++)
-            out[i] = w[i] * mix0 + w[i + 1] * mix1 + w[i + 2];
-        if (reserve_values(&scratch, 3 * count + 1) < 0) {
-            PyErr_NoMemory();
-            failed = 1;
-            break;
-        }
-        sort_u64(out, count, (int64_t *)scratch.items, scratch.items + 2 * count + 1);
-        int64_t kept = 0;
-        for (int64_t i = 0; i < count; i++) /* distinct */
-            if (kept == 0 || out[i] != out[kept - 1])
-                out[kept++] = out[i];
-        values.size += kept;
-        offset[t + 1] = values.size;
+        int64_t n = s.words.size, kept = -1;
+        if (reserve_sets(sets, &values, values.size + (n < 3 ? 1 : n - 2)) == 0)
+            kept = shingle_words(&s, s.words.items, n, values.items + values.size);
+        failed = kept < 0;
+        values.size += failed ? 0 : kept;
+        ((int64_t *)PyByteArray_AS_STRING(offsets))[t + 1] = values.size;
     }
     Py_DECREF(texts);
-    if (!failed && PyByteArray_Resize(sets, values.size * (Py_ssize_t)sizeof(uint64_t)) == 0)
-        result = Py_BuildValue("(OO)", sets, offsets);
+    if (!failed) {
+        ((int64_t *)PyByteArray_AS_STRING(offsets))[0] = 0;
+        if (PyByteArray_Resize(sets, values.size * (Py_ssize_t)sizeof(uint64_t)) == 0)
+            result = Py_BuildValue("(OO)", sets, offsets);
+    }
     Py_XDECREF(sets);
     Py_XDECREF(offsets);
-    free(vocabulary.slots);
-    free(vocabulary.arena);
-    free(words.items);
-    free(scratch.items);
-    free(lower);
+    free(s.vocabulary.slots);
+    free(s.vocabulary.arena);
+    free(s.words.items);
+    free(s.scratch.items);
+    free(s.lower);
     return result;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * near_copies
- * --------------------------------------------------------------------------------------------- */
-
-/* An entry of a list's prefixes: a shingle and the candidate (its position in the list) holding it. */
-typedef struct {
-    uint64_t value;
-    int64_t at;
-} PrefixEntry;
-
-/* e[0 : n] sorted by value (quicksort, median of three; insertion sort below 16 entries). */
-static void sort_entries(PrefixEntry *e, int64_t n)
-{
-    while (n > 16) {
-        uint64_t x = e[0].value, y = e[n / 2].value, z = e[n - 1].value;
-        uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        int64_t i = 0, j = n - 1;
-        while (i <= j) {
-            while (e[i].value < pivot)
-                i++;
-            while (e[j].value > pivot)
-                j--;
-            if (i <= j) {
-                PrefixEntry t = e[i];
-                e[i++] = e[j];
-                e[j--] = t;
-            }
-        }
-        if (j + 1 < n - i) {
-            sort_entries(e, j + 1);
-            e += i;
-            n -= i;
-        } else {
-            sort_entries(e + i, n - i);
-            n = j + 1;
-        }
-    }
-    for (int64_t i = 1; i < n; i++) {
-        PrefixEntry t = e[i];
-        int64_t j = i;
-        for (; j > 0 && e[j - 1].value > t.value; j--)
-            e[j] = e[j - 1];
-        e[j] = t;
-    }
-}
-
-/* |a & b| of two sorted, distinct sets. */
-static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
-{
-    int64_t i = 0, j = 0, shared = 0;
-    while (i < na && j < nb) {
-        if (a[i] < b[j])
-            i++;
-        else if (a[i] > b[j])
-            j++;
-        else {
-            shared++;
-            i++;
-            j++;
-        }
-    }
-    return shared;
-}
-
-PyObject *py_near_copies(PyObject *self, PyObject *args)
-{
-    Py_buffer slots_view, values_view, offsets_view;
-    Py_ssize_t width;
-    double threshold;
-    if (!PyArg_ParseTuple(args, "y*y*y*nd:near_copies", &slots_view, &values_view, &offsets_view, &width, &threshold))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n_slots = loops_int64_count(&slots_view, "slots");
-    Py_ssize_t n_values = loops_count_of(&values_view, "values", (Py_ssize_t)sizeof(uint64_t), "uint64");
-    Py_ssize_t n_offsets = loops_int64_count(&offsets_view, "offsets");
-    if (n_slots < 0 || n_values < 0 || n_offsets < 0)
-        goto done;
-    if (width <= 0 || n_slots % width != 0 || n_offsets < 1) {
-        PyErr_SetString(PyExc_ValueError, "near_copies: slots must hold rows of width candidates, offsets n_sets + 1");
-        goto done;
-    }
-    const int64_t *slots = slots_view.buf, *offsets = offsets_view.buf;
-    const uint64_t *values = values_view.buf;
-    int64_t n_sets = n_offsets - 1;
-    for (Py_ssize_t i = 0; i < n_slots; i++) /* every slot a set (or -1), every set inside values */
-        if (slots[i] >= n_sets || (slots[i] >= 0 && (offsets[slots[i]] < 0 || offsets[slots[i]] > offsets[slots[i] + 1] ||
-                                                     offsets[slots[i] + 1] > n_values))) {
-            PyErr_SetString(PyExc_ValueError, "near_copies: a slot names no set of values");
-            goto done;
-        }
-    PyObject *out = PyByteArray_FromStringAndSize(NULL, n_slots);
-    PrefixEntry *entries = NULL;
-    unsigned char *pair = calloc((size_t)width * (size_t)width, 1);
-    int64_t capacity = 0;
-    if (out == NULL || pair == NULL) {
-        Py_XDECREF(out);
-        free(pair);
-        if (!PyErr_Occurred())
-            PyErr_NoMemory();
-        goto done;
-    }
-    unsigned char *copy = (unsigned char *)PyByteArray_AS_STRING(out);
-    memset(copy, 0, (size_t)n_slots);
-    for (Py_ssize_t row = 0; row < n_slots / width; row++) {
-        const int64_t *slot = slots + row * width;
-        unsigned char *flag = copy + row * width;
-        int64_t count = 0, seen_empty = 0;
-        for (Py_ssize_t j = 0; j < width; j++) { /* the prefix entries of the row: |A| - ceil(t |A|) + 1 each */
-            if (slot[j] < 0)
-                continue;
-            int64_t size = offsets[slot[j] + 1] - offsets[slot[j]];
-            if (size == 0) { /* texts without a word are near-identical to each other */
-                flag[j] = seen_empty > 0;
-                seen_empty = 1;
-                continue;
-            }
-            int64_t prefix = size - (int64_t)ceil(threshold * (double)size - 1e-9) + 1;
-            prefix = prefix < size ? prefix : size;
-            if (count + prefix > capacity) {
-                int64_t larger = 2 * capacity > count + prefix ? 2 * capacity : count + prefix;
-                PrefixEntry *moved = realloc(entries, (size_t)larger * sizeof(PrefixEntry));
-                if (moved == NULL) {
-                    PyErr_NoMemory();
-                    Py_DECREF(out);
-                    goto cleanup;
-                }
-                entries = moved;
-                capacity = larger;
-            }
-            for (int64_t k = 0; k < prefix; k++)
-                entries[count++] = (PrefixEntry){values[offsets[slot[j]] + k], j};
-        }
-        sort_entries(entries, count);
-        int any = 0;
-        for (int64_t a = 0; a < count;) { /* every two candidates of a run of one shingle: a pair */
-            int64_t b = a + 1;
-            while (b < count && entries[b].value == entries[a].value)
-                b++;
-            for (int64_t x = a; x < b; x++)
-                for (int64_t y = x + 1; y < b; y++) {
-                    int64_t lo = entries[x].at < entries[y].at ? entries[x].at : entries[y].at;
-                    int64_t hi = entries[x].at ^ entries[y].at ^ lo;
-                    if (lo != hi) { /* (a set's prefix holds a value once: lo == hi cannot happen) */
-                        pair[lo * width + hi] = 1;
-                        any = 1;
-                    }
-                }
-            a = b;
-        }
-        if (!any)
-            continue;
-        for (Py_ssize_t b = 0; b < width; b++) /* a later candidate near-identical to an earlier one */
-            for (Py_ssize_t a = 0; a < b; a++) {
-                if (!pair[a * width + b])
-                    continue;
-                pair[a * width + b] = 0;
-                if (flag[b])
-                    continue;
-                int64_t sa = slot[a], sb = slot[b];
-                if (sa == sb) { /* one text: J = 1 */
-                    flag[b] = 1;
-                    continue;
-                }
-                int64_t na = offsets[sa + 1] - offsets[sa], nb = offsets[sb + 1] - offsets[sb];
-                int64_t shared = shared_count(values + offsets[sa], na, values + offsets[sb], nb);
-                flag[b] = (double)shared / (double)(na + nb - shared) >= threshold;
-            }
-    }
-    result = out;
-cleanup:
-    free(entries);
-    free(pair);
-done:
-    PyBuffer_Release(&slots_view);
-    PyBuffer_Release(&values_view);
-    PyBuffer_Release(&offsets_view);
-    return result;
-}
-
-/* ------------------------------------------------------------------------------------------------
- * heading_starts (expand=parent|merge's sections; here beside the other text scans of the strategies)
- * --------------------------------------------------------------------------------------------- */
-
-PyObject *py_heading_starts(PyObject *self, PyObject *args)
-{
-    Py_buffer view;
-    int depth;
-    if (!PyArg_ParseTuple(args, "y*i:heading_starts", &view, &depth))
-        return NULL;
-    const unsigned char *text = view.buf, *end = text + view.len, *p = text;
-    int64_t *found = NULL, count = 0, capacity = 0;
-    int failed = 0;
-    Py_BEGIN_ALLOW_THREADS
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) { /* a line break, then 1..depth "#", a space or tab */
-        const unsigned char *q = ++p;
-        while (q < end && *q == '#' && q - p <= depth)
-            q++;
-        if (q > p && q - p <= depth && q < end && (*q == ' ' || *q == '\t')) {
-            if (count == capacity) {
-                int64_t larger = capacity ? 2 * capacity : 1024;
-                int64_t *moved = realloc(found, (size_t)larger * sizeof(int64_t));
-                if (moved == NULL) {
-                    failed = 1;
-                    break;
-                }
-                found = moved;
-                capacity = larger;
-            }
-            found[count++] = p - text;
-        }
-    }
-    Py_END_ALLOW_THREADS
-    PyObject *out = failed ? PyErr_NoMemory() : PyByteArray_FromStringAndSize((const char *)found, count * (Py_ssize_t)sizeof(int64_t));
-    free(found);
-    PyBuffer_Release(&view);
-    return out;
 }

@@ -102,6 +102,8 @@ def corpus_keys(cache: DiskCache, corpus: Corpus, store: VectorStore) -> list[by
     once, not on every run (50,000 passages: 0.1-0.2 s)."""
     key = digest("passage keys", corpus.key, store.namespace)
     joined, _ = cache.get_or_compute("mmr-keys", key, lambda: b"".join(text_keys(corpus.passages)))
+    if len(joined) != 32 * len(corpus.chunks):  # a corpus key reused for other chunks: hash them here
+        return text_keys(corpus.passages)
     return [joined[i : i + 32] for i in range(0, len(joined), 32)]
 
 
