@@ -20,7 +20,7 @@ setup(
     ext_modules=[
         Extension(
             "rag_bench.index.bm25._loops",
-            [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search")],
+            [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search", "_loops_shingles", "_loops_copies", "_loops_headings")],
             depends=["rag_bench/index/bm25/_loops.h"],
             optional=True,
         ),

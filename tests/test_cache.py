@@ -3,6 +3,7 @@ import json
 import pickle
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -286,3 +287,25 @@ def test_a_set_of_files_is_read_back_only_when_every_name_is_a_plain_file_name(t
         assert cache.get_files("runs", "bad") is None, files
     cache.put("runs", "list", pickle.dumps([b"x"]))
     assert cache.get_files("runs", "list") is None
+
+
+def test_a_matrix_is_checksummed_once_per_process_and_file_but_a_change_is_caught(tmp_path, monkeypatch):
+    from rag_bench.embed import matrix as matrix_file
+
+    texts = [f"chunk {i}" for i in range(40)]
+    fake = FakeEmbedder(8)
+    store = VectorStore(DiskCache(tmp_path), fake.name, 8, "document")
+    embed_cached(fake, store, texts, "document", memory_map=True)
+    path = next(p for p in (tmp_path / "vectors-matrix").rglob("*") if p.is_file())
+    read = matrix_file.read_matrix(path, len(texts))  # written just now (within RACY_NS): verified, not remembered
+    np.testing.assert_array_equal(read, fake.embed(texts))
+    assert not any(identity[0] == str(path) for identity in matrix_file.VERIFIED)
+    monkeypatch.setattr(matrix_file, "RACY_NS", 0)  # as if it were written long ago
+    matrix_file.read_matrix(path, len(texts))
+    assert any(identity[0] == str(path) for identity in matrix_file.VERIFIED)
+    time.sleep(0.05)  # a later timestamp tick
+    blob = bytearray(path.read_bytes())
+    blob[-1] ^= 0xFF  # a damaged row, size unchanged: the file's ctime and mtime move, so it is read again
+    path.write_bytes(bytes(blob))
+    assert matrix_file.read_matrix(path, len(texts)) is matrix_file.DAMAGED
+    assert not any(identity[0] == str(path) for identity in matrix_file.VERIFIED)

@@ -3,7 +3,8 @@
 Layout, like every cache entry ``MAGIC + sha256 + payload``, with the payload a 28-byte header
 (tag ``RBM1``, n, dim, padding) followed by (n, dim) float32 rows, so the rows start at byte 64
 and the file is memory-mapped instead of read. The checksum covers header and rows; it is
-computed and verified by streaming the file (the page cache), never by holding the rows.
+computed and verified by streaming the file (the page cache), never by holding the rows, once per
+process and file (a file changed since has another identity and is verified again).
 """
 
 from __future__ import annotations
@@ -11,19 +12,21 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
 
-from rag_bench.core.cache import MAGIC
+from rag_bench.core.cache import MAGIC, RACY_NS
 
 HEADER = struct.Struct("<4sII16x")  # tag, n, dim; 28 bytes
 TAG = b"RBM1"
 START = len(MAGIC) + 32 + HEADER.size  # 64: byte offset of the rows
 READ_SIZE = 1 << 20  # bytes read at a time while checksumming
 DAMAGED = object()  # read_matrix's answer for a file that fails its checks
+VERIFIED: set[tuple] = set()  # identities (``_identity``) of the matrix files checksummed in this process
 
 
 def write_matrix(handle: BinaryIO, n: int, blocks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> int:
@@ -49,20 +52,40 @@ def write_matrix(handle: BinaryIO, n: int, blocks: Iterable[tuple[np.ndarray, np
 
 
 def read_matrix(path: Path, n: int, verify: bool = True):
-    """The (n, dim) matrix in ``path``, memory-mapped read-only; None when absent, DAMAGED when it fails a check."""
+    """The (n, dim) matrix in ``path``, memory-mapped read-only; None when absent, DAMAGED when it fails a check.
+
+    ``verify`` checksums the whole file once per process and file: a file verified earlier whose identity
+    (``_identity``) is unchanged is not read again; its header and size are still checked on every read.
+    """
     try:
         with open(path, "rb") as handle:
             head = handle.read(START)
+            identity = _identity(path, os.fstat(handle.fileno()))
             check = hashlib.sha256(head[len(MAGIC) + 32 :])
-            for piece in iter(lambda: handle.read(READ_SIZE), b"") if verify else ():
+            streamed = verify and identity not in VERIFIED
+            for piece in iter(lambda: handle.read(READ_SIZE), b"") if streamed else ():
                 check.update(piece)
     except FileNotFoundError:
         return None
-    ok = len(head) == START and head[:4] == MAGIC and (not verify or check.digest() == head[4:36])
+    ok = len(head) == START and head[:4] == MAGIC and (not streamed or check.digest() == head[4:36])
     tag, rows, dim = HEADER.unpack(head[36:]) if ok else (b"", 0, 0)
-    if not ok or tag != TAG or rows != n or path.stat().st_size != START + 4 * n * dim:
+    damaged = not ok or tag != TAG or rows != n or path.stat().st_size != START + 4 * n * dim
+    if damaged or streamed:  # the file's earlier identities are stale
+        VERIFIED.difference_update([known for known in VERIFIED if known[0] == identity[0]])
+    if damaged:
         return DAMAGED
+    if streamed and time.time_ns() - identity[-1] > RACY_NS:  # a later change gets a later ctime
+        VERIFIED.add(identity)
     return np.memmap(path, dtype=np.float32, mode="r", offset=START, shape=(n, dim))
+
+
+def _identity(path: Path, stat: os.stat_result) -> tuple:
+    """What changes when a file is replaced or written: path, device, inode, size, mtime and ctime (last).
+
+    Any write sets the ctime to the current time, and nothing sets it back, so a file whose ctime is older
+    than a timestamp tick (``RACY_NS``) when it was verified has another identity once changed.
+    """
+    return (str(path), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def layout(where: dict[bytes, tuple[str, int]], keys: list[bytes]) -> list[tuple[str, np.ndarray, np.ndarray]]:

@@ -9,7 +9,9 @@ variants), before the reranker; each returns its cost in ``RetrievalStats`` (``s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Iterator, Sequence
+from itertools import chain
 from typing import Protocol
 
 import numpy as np
@@ -26,29 +28,88 @@ class Step(Protocol):
     def apply(self, found: Candidates) -> Candidates: ...
 
 
+class Spans(Sequence[Chunk]):
+    """Units given as arrays, each made a ``Chunk`` (its text cut from its document) when first asked for:
+    unit i is ``names[doc[i]][start[i]:end[i]]``. A step's lists reach tens of thousands of new units,
+    of which a run reads a few (the top k it scores and reports)."""
+
+    def __init__(self, names: Sequence[str], documents: dict[str, Document], doc: np.ndarray, start, end) -> None:
+        self.names, self.documents, self.doc, self.start, self.end = names, documents, doc, start, end
+        self.made: list[Chunk | None] = [None] * len(doc)
+
+    def __len__(self) -> int:
+        return len(self.made)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = range(len(self))[operator.index(i)]  # an IndexError past the end, as a list's
+        chunk = self.made[i]
+        if chunk is None:
+            d, s, e = int(self.doc[i]), int(self.start[i]), int(self.end[i])
+            name = self.names[d]
+            chunk = self.made[i] = Chunk(name, s, e, self.documents[name].text[s:e])
+        return chunk
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # a table, compared by its chunks, as a list is
+
+
+class Joined(Sequence[Chunk]):
+    """``base`` followed by ``added``, without copying either (the table a step returns)."""
+
+    def __init__(self, base: Sequence[Chunk], added: Sequence[Chunk]) -> None:
+        self.base, self.added = base, added
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.added)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = range(len(self))[operator.index(i)]
+        return self.base[i] if i < len(self.base) else self.added[i - len(self.base)]
+
+    def __iter__(self) -> Iterator[Chunk]:
+        return chain(self.base, self.added)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class UnitTable:
     """A chunk table: ``base`` (the retrieved list's table) and units added after it, each span once."""
 
     def __init__(self, base: Sequence[Chunk], documents: dict[str, Document]) -> None:
         self.base, self.documents = base, documents
-        self.added: list[Chunk] = []
+        self.added: list[Chunk] | Spans = []
         self._at: dict[tuple[str, int, int], int] | None = None
+
+    def _table(self) -> dict[tuple[str, int, int], int]:
+        """Each span's table index (the last chunk of equal span), the units added made a list first."""
+        if self._at is None:
+            self.added = list(self.added)
+            self._at = {(c.doc_id, c.start, c.end): i for i, c in enumerate([*self.base, *self.added])}
+        return self._at
 
     def index(self, doc_id: str, start: int, end: int) -> int:
         """The table index of span ``doc_id[start:end]``: a chunk of the table, else a new unit of it."""
-        if self._at is None:
-            self._at = {(c.doc_id, c.start, c.end): i for i, c in enumerate([*self.base, *self.added])}
-        key = (doc_id, start, end)
-        if key not in self._at:
-            self._at[key] = len(self.base) + len(self.added)
+        at, key = self._table(), (doc_id, start, end)
+        if key not in at:
+            at[key] = len(self.base) + len(self.added)
             self.added.append(Chunk(doc_id, start, end, self.documents[doc_id].text[start:end]))
-        return self._at[key]
+        return at[key]
 
     def index_spans(self, names: Sequence[str], doc: np.ndarray, start: np.ndarray, end: np.ndarray, base=None):
         """(n,) int64: ``index`` of each span ``names[doc[i]][start[i]:end[i]]``, in order (new units are added in
         the order of their first span). ``base``: the base table's spans as (doc, start, end) arrays in the
         same numbering of ``names`` (-1: a document not among them), matched by sorting instead of a
-        dictionary of the base and a Python step per span."""
+        dictionary of the base and a Python step per span; the new units are then kept as arrays
+        (``Spans``), each made a chunk when first read."""
         width = int(max(end.max(initial=0), base[2].max(initial=0) if base is not None else 0)) + 1
         if base is None or self._at is not None or self.added or (len(names) + 1) * width * width >= 2**62:
             ids = [names[d] for d in doc.tolist()]
@@ -67,18 +128,14 @@ class UnitTable:
         rank[by_first] = np.arange(len(distinct))
         out[new] = len(self.base) + rank[inverse.reshape(-1)]
         made = new[first[by_first]]
-        texts = [self.documents[n].text for n in names]
-        self.added += [
-            Chunk(names[d], s, e, texts[d][s:e])
-            for d, s, e in zip(doc[made].tolist(), start[made].tolist(), end[made].tolist(), strict=True)
-        ]
+        if len(made):
+            self.added = Spans(names, self.documents, doc[made], start[made], end[made])
         return out
 
     def index_all(self, doc_ids: Sequence[str], starts: Sequence[int], ends: Sequence[int]) -> list[int]:
         """``index`` of each span, in order (so new units are added in this order)."""
-        if self._at is None:
-            self._at = {(c.doc_id, c.start, c.end): i for i, c in enumerate([*self.base, *self.added])}
-        at, added, documents, out = self._at, self.added, self.documents, []
+        at, documents, out = self._table(), self.documents, []
+        added = self.added
         for key in zip(doc_ids, starts, ends, strict=True):
             found = at.get(key)
             if found is None:
@@ -90,7 +147,7 @@ class UnitTable:
 
     def chunks(self) -> Sequence[Chunk]:
         """The table: ``base`` itself when nothing was added (so lists stay on the corpus), else base + units."""
-        return self.base if not self.added else [*self.base, *self.added]
+        return self.base if not self.added else Joined(self.base, self.added)
 
 
 def pack(rows: Sequence[Sequence[int]], scores: Sequence[Sequence[float]], width: int) -> tuple[np.ndarray, np.ndarray]:
@@ -142,5 +199,8 @@ def mean_chars(found: Candidates, k: int) -> float:
     """Mean over questions of the source characters in the top ``k`` of ``found`` (what a context would hold)."""
     if len(found.indices) == 0:
         return 0.0
-    lengths = np.array([len(c) for c in found.chunks] + [0], dtype=np.int64)  # the last slot: padding (-1)
-    return float(lengths[found.indices[:, :k]].sum(axis=1).mean())
+    top = found.indices[:, :k]
+    used = distinct(top[top >= 0])  # only these chunks are read (a step's units are made when read)
+    lengths = np.zeros(len(found.chunks) + 1, dtype=np.int64)  # the last slot: padding (-1)
+    lengths[used] = [len(found.chunks[c]) for c in used.tolist()]
+    return float(lengths[top].sum(axis=1).mean())

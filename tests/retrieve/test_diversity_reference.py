@@ -19,6 +19,7 @@ from rag_bench.embed.cached import embed_cached
 from rag_bench.embed.store import text_key, vector_store
 from rag_bench.index.bm25 import compiled
 from rag_bench.retrieve.base import Candidates, Corpus
+from rag_bench.retrieve.diversity import mmr, near
 from rag_bench.retrieve.diversity.near import shingle_sets
 from rag_bench.retrieve.diversity.registry import DIVERSIFIERS
 from rag_bench.retrieve.resources import Resources
@@ -66,16 +67,24 @@ def lists(found: Candidates) -> list[list[tuple[int, float]]]:
     return [[(int(c), float(s)) for c, s in zip(r, v, strict=True) if c >= 0] for r, v in rows]
 
 
-@pytest.mark.parametrize("built", [True, False])
+@pytest.mark.parametrize("path", ["shingle_sets", "number_words", "python"])
 @pytest.mark.parametrize("seed", range(40))
-def test_shingle_sets_equal_core_shingles(monkeypatch, seed, built):
-    if not built:
+def test_shingle_sets_equal_core_shingles(monkeypatch, seed, path):
+    if path == "python":
         monkeypatch.setattr(compiled, "LOOPS", None)  # Python's split and hash
     texts = random_texts(np.random.default_rng(seed), 30)
-    values, offsets = shingle_sets(texts)
+    # the extension's shingle_sets, or its number_words and numpy (the path of a text UTF-8 cannot encode)
+    values, offsets = (near._numpy_shingle_sets if path == "number_words" else shingle_sets)(texts)
     assert len(offsets) == len(texts) + 1
     for i, text in enumerate(texts):
         assert values[offsets[i] : offsets[i + 1]].tolist() == shingles(text).tolist(), repr(text)
+
+
+def test_a_text_utf8_cannot_encode_is_shingled_as_python_does():
+    texts = ["Alpha beta gamma", "a \udc80b c d", "x"]  # a lone surrogate: the C pass refuses it, numpy takes over
+    values, offsets = shingle_sets(texts)
+    for i, text in enumerate(texts):
+        assert values[offsets[i] : offsets[i + 1]].tolist() == shingles(text).tolist()
 
 
 @pytest.mark.parametrize("built", [True, False])
@@ -121,7 +130,11 @@ def reference_mmr(found: Candidates, vectors: dict[int, np.ndarray], lambda_: fl
 
 
 @pytest.mark.parametrize("seed", range(15))
-def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, seed):
+@pytest.mark.parametrize("small_blocks", [False, True])  # questions picked, and vectors gathered, a few at a time
+def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, monkeypatch, seed, small_blocks):
+    if small_blocks:
+        monkeypatch.setattr(mmr, "ROW_BLOCK", 3)
+        monkeypatch.setattr(mmr, "GATHER_BYTES", 1)
     rng = np.random.default_rng(seed)
     texts = [f"passage {i} " + " ".join(rng.choice(["gateway", "firmware", "fleet"], 3)) for i in range(30)]
     chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(texts)]
@@ -138,3 +151,44 @@ def test_mmr_order_equals_a_pick_at_a_time_reference(tmp_path, seed):
         found = random_found(rng, chunks)
         result = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=lambda_), res).apply(found)
         assert [[c for c, _ in row] for row in lists(result)] == reference_mmr(found, vectors, lambda_)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_near_copies_in_c_equal_first_copies_row_by_row(monkeypatch, seed):
+    """The extension's near_copies and the numpy copied() against first_copies on each row, thresholds down
+    to near 0 (every shingle of a set is then in its prefix)."""
+    rng = np.random.default_rng(seed)
+    texts = random_texts(rng, 20)
+    values, offsets = shingle_sets(texts)
+    slots = rng.integers(-1, len(texts), size=(6, int(rng.integers(1, 12))))
+    for threshold in (1.0, 0.9, 0.5, 0.2, 1e-12):
+        expected = [
+            [copy >= 0 for copy in first_copies([shingles(texts[s]) for s in row if s >= 0], threshold)]
+            for row in slots.tolist()
+        ]
+        for path in ("c", "numpy"):
+            if path == "numpy":
+                monkeypatch.setattr(compiled, "LOOPS", None)
+            flags = near.copied(slots, values, offsets, threshold)
+            assert [f[row >= 0].tolist() for f, row in zip(flags, slots, strict=True)] == expected, path
+            assert not flags[slots < 0].any()
+            monkeypatch.undo()
+
+
+def test_mmr_names_the_matrix_by_the_corpus_passages_it_holds(tmp_path):
+    """The cached passage keys are trusted for a corpus key only when they count its chunks: a key reused for
+    other chunks (a hand-built Corpus) hashes them again, and MMR still reads their own vectors."""
+    rng = np.random.default_rng(5)
+    embedder, cache = FakeEmbedder(16), DiskCache(tmp_path)
+    for n in (30, 20):  # two corpora under one key, in one cache
+        texts = [f"corpus of {n}, passage {i}" for i in range(n)]
+        chunks = [Chunk(f"d{i}", 0, len(t), t) for i, t in enumerate(texts)]
+        res = Resources(Workspace(cache), Corpus("c", chunks), Dataset("t", (), ()), embedder)
+        store = vector_store(res.workspace, embedder, "document")
+        unit = rng.standard_normal((n, 16)).astype(np.float32)
+        store.commit([text_key(t) for t in texts], unit / np.linalg.norm(unit, axis=1, keepdims=True))
+        matrix, _ = embed_cached(embedder, store, res.corpus.passages, "document", "matrix", memory_map=True)
+        vectors = {i: np.asarray(matrix[i], dtype=np.float64) for i in range(n)}
+        found = random_found(rng, chunks)
+        result = DIVERSIFIERS.build(DIVERSIFIERS.settings("mmr", lambda_=0.5), res).apply(found)
+        assert [[c for c, _ in row] for row in lists(result)] == reference_mmr(found, vectors, 0.5)

@@ -14,7 +14,9 @@ import pytest
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.types import Chunk, Dataset, Document
 from rag_bench.core.workspace import Workspace
+from rag_bench.index.bm25 import compiled
 from rag_bench.retrieve.base import Candidates, Corpus
+from rag_bench.retrieve.expand import sections
 from rag_bench.retrieve.expand.levels import parent_units
 from rag_bench.retrieve.expand.registry import EXPANDERS
 from rag_bench.retrieve.expand.sections import level_units
@@ -29,13 +31,13 @@ GAPS = [" ", "\n", "\n\n", "\t", " \n ", "\r\n", "\u2003", "\x1c", " " * 20, "\n
 HEADS = ["# ", "## ", "### ", "###### ", "####### ", "#", "##\t", " ## "]
 
 
-def random_document(rng: np.random.Generator, name: str) -> Document:
+def random_document(rng: np.random.Generator, name: str, words=WORDS, gaps=GAPS) -> Document:
     """Markdown-ish text: words, whitespace runs (some long, some Unicode), heading lines of every depth."""
-    parts = [str(rng.choice(GAPS))] if rng.random() < 0.3 else []
+    parts = [str(rng.choice(gaps))] if rng.random() < 0.3 else []
     for _ in range(int(rng.integers(0, 30))):
         if rng.random() < 0.2:
-            parts.append("\n" + str(rng.choice(HEADS)) + str(rng.choice(WORDS)) + "\n")
-        parts.append(str(rng.choice(WORDS)) + str(rng.choice(GAPS)))
+            parts.append("\n" + str(rng.choice(HEADS)) + str(rng.choice(words)) + "\n")
+        parts.append(str(rng.choice(words)) + str(rng.choice(gaps)))
     text = "".join(parts)
     if rng.random() < 0.1:
         text = str(rng.choice(HEADS)) + text  # a heading at the document's start
@@ -176,8 +178,16 @@ def check(result, rows, table):
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_section_and_document_units_equal_parent_units(seed):
-    docs = [random_document(np.random.default_rng(seed), f"d{i}") for i in range(8)]
+@pytest.mark.parametrize("ascii_only", [False, True])  # ASCII texts: headings and trims found on their bytes
+@pytest.mark.parametrize("scan", ["c", "numpy", "numpy in small blocks"])  # how ASCII headings are found
+def test_section_and_document_units_equal_parent_units(monkeypatch, seed, ascii_only, scan):
+    if scan != "c":
+        monkeypatch.setattr(compiled, "LOOPS", None)
+    if scan == "numpy in small blocks":
+        monkeypatch.setattr(sections, "_BLOCK", 7)
+    words, gaps = ([w for w in WORDS if w.isascii()], [g for g in GAPS if g.isascii()]) if ascii_only else (WORDS, GAPS)
+    docs = [random_document(np.random.default_rng(seed), f"d{i}", words, gaps) for i in range(8)]
+    assert all(d.text.isascii() for d in docs) or not ascii_only
     for level, depth in (("section", 6), ("section", 2), ("section", 1), ("document", 6)):
         units = level_units(level, depth, docs, None, 0)
         spans = [

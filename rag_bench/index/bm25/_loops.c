@@ -38,6 +38,28 @@
  *     Example: indptr [0, 2, 3], doc_ids [0, 2, 2], weights [1.0, 2.0, 0.5] (4 documents), the
  *              query [1, 0], depth 3 -> indices [2, 0, -1], scores [2.5, 1.0, -inf].
  *
+ * shingle_sets(texts) -> (values, offsets)
+ *     texts:  a list of str, each lower-cased and split at ASCII whitespace (a text with other characters
+ *             must come lower-cased, its words joined by single spaces: " ".join(t.lower().split())).
+ *     values: bytearray of uint64, text after text its distinct word 3-shingles sorted ascending, each
+ *             w0 * 0x9E3779B97F4A7C15 + w1 * 0xC2B2AE3D27D4EB4F + w2 modulo 2**64 with w the words' Python
+ *             hashes (a text of 1 or 2 words: one shingle, padded with 0), as core/shingles.py's shingles().
+ *     offsets: bytearray, (n_texts + 1,) int64: text i's set is values[offsets[i] : offsets[i + 1]].
+ *     Each distinct word is hashed once, as a str (so the hashes are this process's).
+ *
+ * near_copies(slots, values, offsets, width, threshold) -> copies
+ *     slots:  (n, width) int64 (rows of candidate lists), each candidate's set (-1: padding); a set s is
+ *             values[offsets[s] : offsets[s + 1]] (values: uint64, offsets: int64, as shingle_sets makes).
+ *     copies: bytearray, (n, width) 0/1: 1 where a candidate is near-identical (Jaccard >= threshold) to an
+ *             earlier one of its row (two sets without a shingle are; one set is to itself), as
+ *             rag_bench/retrieve/diversity/near.py's copied(): pairs found by the prefix filter (the
+ *             |A| - ceil(t |A| - 1e-9) + 1 smallest shingles of each), then their exact Jaccard.
+ *
+ * heading_starts(text, depth) -> starts
+ *     text:   bytes; starts: bytearray, int64: where each Markdown heading of at most depth #s that follows a
+ *             line break begins (its first "#"): the matches of \n#{1,depth}[ \t], as
+ *             rag_bench/retrieve/expand/sections.py finds them.
+ *
  * One file per function (_loops_words.c, _loops_postings.c, _loops_search.c); this one holds the
  * module and the buffer helpers they share (declared in _loops.h).
  */
@@ -84,6 +106,15 @@ static PyMethodDef methods[] = {
      "search(indptr, doc_ids, weights, term_ptr, terms, n_docs, depth) -> (indices, scores): each query's best\n"
      "depth documents (score descending, then index), (n_queries, depth) int64 and float64 in bytearrays, rows\n"
      "padded with -1 / -inf; query q's term ids are terms[term_ptr[q] : term_ptr[q + 1]]."},
+    {"shingle_sets", py_shingle_sets, METH_VARARGS,
+     "shingle_sets(texts) -> (values, offsets): every text's distinct word 3-shingle hashes sorted, uint64 in a\n"
+     "bytearray, text i's being values[offsets[i] : offsets[i + 1]] ((n_texts + 1,) int64 in a bytearray)."},
+    {"near_copies", py_near_copies, METH_VARARGS,
+     "near_copies(slots, values, offsets, width, threshold) -> copies: (n, width) 0/1 bytes in a bytearray, 1\n"
+     "where a candidate's set is near-identical (Jaccard >= threshold) to an earlier candidate's of its row."},
+    {"heading_starts", py_heading_starts, METH_VARARGS,
+     "heading_starts(text, depth) -> starts: int64 in a bytearray, where each heading of at most depth #s that\n"
+     "follows a line break in the bytes text begins (its first #)."},
     {NULL, NULL, 0, NULL},
 };
 

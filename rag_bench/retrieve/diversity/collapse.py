@@ -44,7 +44,8 @@ class ShingleStore:
 
     def numbers(self, texts: list[str]) -> np.ndarray:
         """Each text's set number, the texts not seen before shingled (all of them at once)."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self.number))
+        distinct_texts = dict.fromkeys(texts)
+        missing = [t for t in distinct_texts if t not in self.number] if self.number else list(distinct_texts)
         if missing:
             values, offsets = shingle_sets(missing)
             if self.number:

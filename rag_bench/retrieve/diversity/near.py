@@ -25,14 +25,14 @@ from rag_bench.retrieve.steps import distinct
 _MARKS = ("\x00", "\x01", "\x02", "\x03")  # the word between two texts: one no text holds
 
 
-def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+def _word_hashes(texts: Sequence[str], numbered: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The words of every text (``text.lower().split()``) as ``hash(word)`` (uint64), text after text, each text
     followed by one more word (a mark, hash 0), and where each text's mark is. With the BM25 extension built
     (``index/bm25/compiled.py``), the words of all texts are numbered in one pass in C, texts apart by a
     mark word no text holds, and only the distinct words are hashed."""
     plain = all(map(str.isascii, texts))  # then lower-cased at once, and str.split's whitespace is the extension's
     parts = texts if plain else [" ".join(t.lower().split()) for t in texts]  # Unicode spaces: single spaces
-    for mark in _MARKS if compiled.LOOPS is not None and texts else ():
+    for mark in _MARKS if compiled.LOOPS is not None and numbered and texts else ():
         data = f" {mark} ".join(parts) + f" {mark}"
         if data.count(mark) == len(texts):  # no text holds the mark
             codes, words = compiled.number_words((data.lower() if plain else data).encode("utf-8"))
@@ -49,8 +49,22 @@ def _word_hashes(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
 
 def shingle_sets(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """Every text's distinct shingle hashes, sorted: (values, offsets) with text i's set
-    ``values[offsets[i]:offsets[i + 1]]`` (empty for a text with no word)."""
-    words, ends = _word_hashes(texts)  # ends[i]: the mark after text i's words
+    ``values[offsets[i]:offsets[i + 1]]`` (empty for a text with no word). With the BM25 extension built,
+    in one C pass (``_loops.shingle_sets``: each distinct word hashed once, each set sorted there)."""
+    if compiled.LOOPS is not None:
+        plain = [t if t.isascii() else " ".join(t.lower().split()) for t in texts]  # Unicode: lowered, spaced
+        try:
+            values, offsets = compiled.LOOPS.shingle_sets(plain)
+        except UnicodeEncodeError:  # a lone surrogate (no UTF-8): Python splits and hashes the words
+            return _numpy_shingle_sets(texts, numbered=False)
+        return np.frombuffer(values, dtype=np.uint64), np.frombuffer(offsets, dtype=np.int64)
+    return _numpy_shingle_sets(texts)
+
+
+def _numpy_shingle_sets(texts: Sequence[str], numbered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``shingle_sets`` in numpy: the words numbered (in C where built and ``numbered``), shingled and sorted
+    as arrays."""
+    words, ends = _word_hashes(texts, numbered)  # ends[i]: the mark after text i's words
     count = np.diff(np.r_[-1, ends]) - 1
     values = words * _MIX[0]  # the shingle starting at each word; wrapping modulo 2^64, as core.shingles
     values[:-1] += words[1:] * _MIX[1]
@@ -81,6 +95,15 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     higher-ranked candidate of its list. ``slots`` (n, width): each candidate's set (-1: padding), a set
     being ``values[offsets[s]:offsets[s + 1]]``, each set a different text's."""
     n, width = slots.shape
+    if compiled.LOOPS is not None and slots.size:  # the same, row by row in C (_loops.near_copies)
+        flags = compiled.LOOPS.near_copies(
+            np.ascontiguousarray(slots, dtype=np.int64),
+            np.ascontiguousarray(values, dtype=np.uint64),
+            np.ascontiguousarray(offsets, dtype=np.int64),
+            width,
+            float(threshold),
+        )
+        return np.frombuffer(flags, dtype=np.uint8).view(bool).reshape(n, width).copy()
     sizes = np.diff(offsets)
     valid = slots >= 0
     at = np.where(valid, slots, 0)
@@ -90,20 +113,25 @@ def copied(slots: np.ndarray, values: np.ndarray, offsets: np.ndarray, threshold
     empty = valid & (sizes[at] == 0)  # texts without a word are near-identical to each other
     out |= empty & (np.cumsum(empty, axis=1) > 1)
     prefix = np.where(valid, sizes[at] - np.ceil(threshold * sizes[at] - 1e-9).astype(np.int64) + 1, 0)
+    prefix = np.minimum(prefix, sizes[at])  # (a threshold near 0: the whole set)
     prefix = np.where(valid & (sizes[at] > 0), prefix, 0).ravel()
     total = int(prefix.sum())
     if total == 0:
         return out
     owner = np.repeat(np.arange(n * width), prefix)  # one entry per (candidate, prefix shingle)
-    within = np.arange(total) - np.repeat(np.cumsum(prefix) - prefix, prefix)
-    shingle = values[offsets[at.ravel()[owner]] + within]
+    begin = offsets[at.ravel()] - (np.cumsum(prefix) - prefix)  # entry e of candidate c: values[begin[c] + e]
+    shingle = values[np.repeat(begin, prefix) + np.arange(total)]
     key = shingle + (owner // width).astype(np.uint64) * _MIX[1]  # equal for equal (list, shingle), rarely else
-    ordered = np.sort(key)
-    shared = ordered[1:][ordered[1:] == ordered[:-1]]
-    if len(shared) == 0:
+    order = np.argsort(key)  # grouped by key
+    ordered = key[order]
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
         return out
-    hit = np.flatnonzero(np.isin(key, shared))
-    hit = hit[np.lexsort((owner[hit], key[hit]))]  # grouped by key, candidates in list order within a group
+    shared = np.zeros(total, dtype=bool)  # the entries whose key another entry has
+    shared[1:] |= same
+    shared[:-1] |= same
+    hit = np.sort(order[shared])
+    hit = hit[np.argsort(key[hit], kind="stable")]  # grouped by key, entries (so candidates) in list order
     group = np.r_[0, np.cumsum(key[hit][1:] != key[hit][:-1])]
     first = np.searchsorted(group, group)  # each entry's group's first entry
     depth = np.arange(len(hit)) - first  # earlier entries of its group

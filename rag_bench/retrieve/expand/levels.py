@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import repeat
+from operator import attrgetter
 
 import numpy as np
 
@@ -54,10 +56,8 @@ class Units:
 
     @staticmethod
     def of(chunks: Sequence[Chunk]) -> Units:
-        number = {d: i for i, d in enumerate(dict.fromkeys([c.doc_id for c in chunks]))}
-        doc = np.array([number[c.doc_id] for c in chunks], dtype=np.int64)
-        start = np.array([c.start for c in chunks], dtype=np.int64)
-        return Units(list(number), doc, start, np.array([c.end for c in chunks], dtype=np.int64))
+        number = {d: i for i, d in enumerate(dict.fromkeys(map(attrgetter("doc_id"), chunks)))}
+        return Units(list(number), *chunk_spans(chunks, number))
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,14 @@ class Hierarchy:
         return [
             Chunk(ids[d], s, e, "") for d, s, e in zip(u.doc.tolist(), u.start.tolist(), u.end.tolist(), strict=True)
         ]
+
+
+def chunk_spans(chunks: Sequence[Chunk], number: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each chunk's document (its ``number``, -1 for one not in it), start and end, as (n,) int64 arrays."""
+    n = len(chunks)
+    doc = np.fromiter(map(number.get, map(attrgetter("doc_id"), chunks), repeat(-1)), dtype=np.int64, count=n)
+    start = np.fromiter(map(attrgetter("start"), chunks), dtype=np.int64, count=n)
+    return doc, start, np.fromiter(map(attrgetter("end"), chunks), dtype=np.int64, count=n)
 
 
 def section_ranges(text: str, depth: int) -> list[tuple[int, int]]:
@@ -128,9 +136,7 @@ def assign_units(chunks: Sequence[Chunk], units: Units) -> Hierarchy:
     if len(units.doc) == 0 or not chunks:
         return Hierarchy(units, np.full(len(chunks), -1, dtype=np.int64), np.zeros(len(units.doc), np.int64))
     unit_doc, unit_start, unit_end = units.doc, units.start, units.end
-    chunk_doc = np.array([number.get(c.doc_id, -1) for c in chunks], dtype=np.int64)
-    chunk_start = np.array([c.start for c in chunks], dtype=np.int64)
-    chunk_end = np.array([c.end for c in chunks], dtype=np.int64)
+    chunk_doc, chunk_start, chunk_end = chunk_spans(chunks, number)
     spans = Units(units.doc_ids, chunk_doc, chunk_start, chunk_end)
     n_units = len(unit_doc)
     span = max(int(unit_end.max(initial=0)), int(chunk_end.max(initial=0))) + 1

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.retrieve.base import Candidates, Corpus, RetrievalStats
 from rag_bench.retrieve.expand.base import STAGE, ExpandConfig, on_corpus
+from rag_bench.retrieve.expand.levels import chunk_spans
 from rag_bench.retrieve.resources import Resources
 from rag_bench.retrieve.steps import UnitTable, compact, first_in_row
 
@@ -41,9 +43,9 @@ class WindowExpander:
         self.size, self.corpus, self.documents = size, corpus, documents
         chunks = corpus.chunks
         n = len(chunks)
-        doc_ids = [c.doc_id for c in chunks]
-        number = {d: i for i, d in enumerate(dict.fromkeys(doc_ids))}
-        self.doc_ids, self.doc_of = list(number), np.array([number[d] for d in doc_ids], dtype=np.int64)
+        number = {d: i for i, d in enumerate(dict.fromkeys(map(attrgetter("doc_id"), chunks)))}
+        self.doc_ids = list(number)
+        self.doc_of, self.chunk_start, ends = chunk_spans(chunks, number)
         change = np.r_[True, self.doc_of[1:] != self.doc_of[:-1]] if n else np.zeros(0, bool)
         group = np.cumsum(change) - 1
         firsts = np.flatnonzero(change)
@@ -51,8 +53,7 @@ class WindowExpander:
         at = np.arange(n)
         self.lo = np.maximum(firsts[group], at - size) if n else at  # (n_chunks,) first and last chunk of each window
         self.hi = np.minimum(lasts[group], at + size) if n else at
-        ends = np.array([c.end for c in chunks], dtype=np.int64)
-        self.chunk_start, self.chunk_end = np.array([c.start for c in chunks], dtype=np.int64), ends
+        self.chunk_end = ends
         self.end = ends.copy()
         for shift in range(1, size + 1):  # the window's end: the largest end of its chunks (overlapping chunks)
             self.end = np.maximum(self.end, np.where(at + shift <= self.hi, ends[np.minimum(at + shift, n - 1)], 0))

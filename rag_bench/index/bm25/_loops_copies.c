@@ -1,0 +1,215 @@
+/* _loops_copies.c: near_copies, each list's candidates near-identical to an earlier one (see _loops.c and
+ * rag_bench/retrieve/diversity/near.py's copied(), its numpy twin). */
+
+#include "_loops.h"
+
+/* An entry of a list's prefixes: a shingle and the candidate (its position in the list) holding it. */
+typedef struct {
+    uint64_t value;
+    int64_t at;
+} PrefixEntry;
+
+/* e[0 : n] sorted by value (quicksort, median of three; insertion sort below 16 entries). */
+static void sort_entries(PrefixEntry *e, int64_t n)
+{
+    while (n > 16) {
+        uint64_t x = e[0].value, y = e[n / 2].value, z = e[n - 1].value;
+        uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        int64_t i = 0, j = n - 1;
+        while (i <= j) {
+            while (e[i].value < pivot)
+                i++;
+            while (e[j].value > pivot)
+                j--;
+            if (i <= j) {
+                PrefixEntry t = e[i];
+                e[i++] = e[j];
+                e[j--] = t;
+            }
+        }
+        if (j + 1 < n - i) {
+            sort_entries(e, j + 1);
+            e += i;
+            n -= i;
+        } else {
+            sort_entries(e + i, n - i);
+            n = j + 1;
+        }
+    }
+    for (int64_t i = 1; i < n; i++) {
+        PrefixEntry t = e[i];
+        int64_t j = i;
+        for (; j > 0 && e[j - 1].value > t.value; j--)
+            e[j] = e[j - 1];
+        e[j] = t;
+    }
+}
+
+/* |a & b| of two sorted, distinct sets. */
+static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
+{
+    int64_t i = 0, j = 0, shared = 0;
+    while (i < na && j < nb) {
+        if (a[i] < b[j])
+            i++;
+        else if (a[i] > b[j])
+            j++;
+        else {
+            shared++;
+            i++;
+            j++;
+        }
+    }
+    return shared;
+}
+
+/* The sets candidates name: set s is values[offsets[s] : offsets[s + 1]]. */
+typedef struct {
+    const uint64_t *values;
+    const int64_t *offsets;
+} Sets;
+
+/* A growing list of prefix entries. */
+typedef struct {
+    PrefixEntry *items;
+    int64_t size, capacity;
+} Entries;
+
+/* The prefix entries of one row's candidates (slot[0 : width], -1: padding) in e: the |A| - ceil(t |A|) + 1
+ * smallest shingles of each (at most all of them). A candidate without a shingle is flagged where an
+ * earlier one of the row has none either. 0, or -1 with an exception set. */
+static int row_prefixes(Sets sets, const int64_t *slot, Py_ssize_t width, double threshold, unsigned char *flag, Entries *e)
+{
+    int seen_empty = 0;
+    e->size = 0;
+    for (Py_ssize_t j = 0; j < width; j++) {
+        if (slot[j] < 0)
+            continue;
+        int64_t first = sets.offsets[slot[j]], size = sets.offsets[slot[j] + 1] - first;
+        if (size == 0) { /* texts without a word are near-identical to each other */
+            flag[j] = seen_empty;
+            seen_empty = 1;
+            continue;
+        }
+        int64_t prefix = size - (int64_t)ceil(threshold * (double)size - 1e-9) + 1;
+        prefix = prefix < size ? prefix : size;
+        if (e->size + prefix > e->capacity) {
+            int64_t larger = 2 * e->capacity > e->size + prefix ? 2 * e->capacity : e->size + prefix;
+            PrefixEntry *moved = realloc(e->items, (size_t)larger * sizeof(PrefixEntry));
+            if (moved == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            e->items = moved;
+            e->capacity = larger;
+        }
+        for (int64_t k = 0; k < prefix; k++)
+            e->items[e->size++] = (PrefixEntry){sets.values[first + k], j};
+    }
+    return 0;
+}
+
+/* pair[a * width + b] = 1 for every two candidates a < b whose prefixes share a shingle (e sorted by value
+ * first); whether there is any. */
+static int row_pairs(const Entries *e, unsigned char *pair, Py_ssize_t width)
+{
+    int any = 0;
+    for (int64_t a = 0; a < e->size;) { /* every two candidates of a run of one shingle */
+        int64_t b = a + 1;
+        while (b < e->size && e->items[b].value == e->items[a].value)
+            b++;
+        for (int64_t x = a; x < b; x++)
+            for (int64_t y = x + 1; y < b; y++) {
+                int64_t lo = e->items[x].at < e->items[y].at ? e->items[x].at : e->items[y].at;
+                int64_t hi = e->items[x].at ^ e->items[y].at ^ lo;
+                if (lo != hi) { /* (a set's prefix holds a value once: lo == hi cannot happen) */
+                    pair[lo * width + hi] = 1;
+                    any = 1;
+                }
+            }
+        a = b;
+    }
+    return any;
+}
+
+/* flag[b] = 1 where a pair (a, b) of the row is near-identical: one set, or Jaccard >= threshold; pair is
+ * cleared again. */
+static void row_copies(Sets sets, const int64_t *slot, Py_ssize_t width, double threshold, unsigned char *pair,
+                       unsigned char *flag)
+{
+    for (Py_ssize_t b = 0; b < width; b++)
+        for (Py_ssize_t a = 0; a < b; a++) {
+            if (!pair[a * width + b])
+                continue;
+            pair[a * width + b] = 0;
+            if (flag[b])
+                continue;
+            int64_t sa = slot[a], sb = slot[b];
+            if (sa == sb) { /* one text: J = 1 */
+                flag[b] = 1;
+                continue;
+            }
+            int64_t na = sets.offsets[sa + 1] - sets.offsets[sa], nb = sets.offsets[sb + 1] - sets.offsets[sb];
+            int64_t shared = shared_count(sets.values + sets.offsets[sa], na, sets.values + sets.offsets[sb], nb);
+            flag[b] = (double)shared / (double)(na + nb - shared) >= threshold;
+        }
+}
+
+/* Whether every slot names a set (or is -1) and every set lies inside values; else a ValueError. */
+static int slots_valid(const int64_t *slots, Py_ssize_t n_slots, const int64_t *offsets, int64_t n_sets, int64_t n_values)
+{
+    for (Py_ssize_t i = 0; i < n_slots; i++) {
+        int64_t s = slots[i];
+        if (s >= n_sets || (s >= 0 && (offsets[s] < 0 || offsets[s] > offsets[s + 1] || offsets[s + 1] > n_values))) {
+            PyErr_SetString(PyExc_ValueError, "near_copies: a slot names no set of values");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+PyObject *py_near_copies(PyObject *self, PyObject *args)
+{
+    Py_buffer slots_view, values_view, offsets_view;
+    Py_ssize_t width;
+    double threshold;
+    if (!PyArg_ParseTuple(args, "y*y*y*nd:near_copies", &slots_view, &values_view, &offsets_view, &width, &threshold))
+        return NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n_slots = loops_int64_count(&slots_view, "slots");
+    Py_ssize_t n_values = loops_count_of(&values_view, "values", (Py_ssize_t)sizeof(uint64_t), "uint64");
+    Py_ssize_t n_offsets = loops_int64_count(&offsets_view, "offsets");
+    int ok = n_slots >= 0 && n_values >= 0 && n_offsets >= 0;
+    if (ok && (width <= 0 || n_slots % width != 0 || n_offsets < 1)) {
+        PyErr_SetString(PyExc_ValueError, "near_copies: slots must hold rows of width candidates, offsets n_sets + 1");
+        ok = 0;
+    }
+    const int64_t *slots = slots_view.buf;
+    Sets sets = {values_view.buf, offsets_view.buf};
+    ok = ok && slots_valid(slots, n_slots, sets.offsets, n_offsets - 1, n_values);
+    unsigned char *pair = ok ? calloc((size_t)width * (size_t)width, 1) : NULL; /* (a, b): prefixes meet */
+    out = pair != NULL ? PyByteArray_FromStringAndSize(NULL, n_slots) : NULL;
+    if (ok && out == NULL && !PyErr_Occurred())
+        PyErr_NoMemory();
+    Entries entries = {NULL, 0, 0};
+    if (out != NULL) {
+        unsigned char *flags = (unsigned char *)PyByteArray_AS_STRING(out);
+        memset(flags, 0, (size_t)n_slots);
+        for (Py_ssize_t row = 0; row < n_slots / width; row++) {
+            const int64_t *slot = slots + row * width;
+            if (row_prefixes(sets, slot, width, threshold, flags + row * width, &entries) < 0) {
+                Py_CLEAR(out);
+                break;
+            }
+            sort_entries(entries.items, entries.size);
+            if (row_pairs(&entries, pair, width))
+                row_copies(sets, slot, width, threshold, pair, flags + row * width);
+        }
+    }
+    free(entries.items);
+    free(pair);
+    PyBuffer_Release(&slots_view);
+    PyBuffer_Release(&values_view);
+    PyBuffer_Release(&offsets_view);
+    return out;
+}
