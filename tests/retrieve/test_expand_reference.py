@@ -164,7 +164,7 @@ def reference_window(found, docs, size):
             key = (min(lo), max(lo))
             if key not in seen:
                 seen.add(key)
-                end = max(chunks[i].end for i in range(c, key[1] + 1))  # the hit's and those after it (as today)
+                end = max(chunks[i].end for i in range(key[0], key[1] + 1))  # any chunk of the window may end last
                 out.append((table.index(chunks[c].doc_id, chunks[key[0]].start, end), s))
         rows.append(out)
     return rows, table

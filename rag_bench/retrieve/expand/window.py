@@ -55,8 +55,9 @@ class WindowExpander:
         self.hi = np.minimum(lasts[group], at + size) if n else at
         self.chunk_end = ends
         self.end = ends.copy()
-        for shift in range(1, size + 1):  # the window's end: the largest end of its chunks (overlapping chunks)
+        for shift in range(1, size + 1):  # the window's end: the largest end of all its chunks, before and after
             self.end = np.maximum(self.end, np.where(at + shift <= self.hi, ends[np.minimum(at + shift, n - 1)], 0))
+            self.end = np.maximum(self.end, np.where(at - shift >= self.lo, ends[np.maximum(at - shift, 0)], 0))
         self.start = self.chunk_start[self.lo] if n else at
 
     def apply(self, found: Candidates) -> Candidates:
