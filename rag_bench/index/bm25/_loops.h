@@ -18,6 +18,56 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Words: what number_words and shingle_sets both read (_loops_words.c, _loops_shingles.c). */
+
+/* Whether byte b is one that str.split() splits at: 0x09-0x0D, 0x1C-0x1F or 0x20 (below 0x80; the
+ * other Unicode spaces are mapped to " " by the caller before encoding). Comparisons rather than a
+ * table, so that a compiler can test many bytes at once (count_words). */
+static inline int is_space(unsigned char b)
+{
+    return b == 0x20 || (unsigned char)(b - 0x09) <= 0x0D - 0x09 || (unsigned char)(b - 0x1C) <= 0x1F - 0x1C;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#define LOWEST_BYTE(bits) (__builtin_ctzll(bits) >> 3) /* the first byte of bits with a bit set */
+#else
+#define PREFETCH(address) ((void)0)
+#define LOWEST_BYTE(bits) lowest_byte(bits)
+static inline int lowest_byte(uint64_t bits)
+{
+    int k = 0;
+    for (; (bits & 0xFF) == 0; bits >>= 8)
+        k++;
+    return k;
+}
+#endif
+
+/* Where the word that goes on at text[i] ends: the first space in text[i : size], or size. */
+static inline Py_ssize_t word_end(const unsigned char *text, Py_ssize_t i, Py_ssize_t size)
+{
+#if PY_LITTLE_ENDIAN
+    while (size - i >= 8) { /* 8 bytes at a time: every space is a byte below 0x21 */
+        uint64_t w;
+        memcpy(&w, text + i, 8);
+        /* The high bit of each byte below 0x21 (exact for the first such byte; a borrow may also
+         * flag a later byte, never an earlier one). Bytes >= 0x80 are never flagged. */
+        uint64_t below = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
+        if (below == 0) {
+            i += 8;
+            continue;
+        }
+        i += LOWEST_BYTE(below);
+        if (is_space(text[i]))
+            return i;
+        i++; /* a control byte that is no space (NUL, 0x01, ...): part of the word */
+    }
+#endif
+    while (i < size && !is_space(text[i]))
+        i++;
+    return i;
+}
+
 /* Buffer helpers (_loops.c). */
 Py_ssize_t loops_count_of(const Py_buffer *view, const char *name, Py_ssize_t size, const char *type);
 Py_ssize_t loops_int64_count(const Py_buffer *view, const char *name);

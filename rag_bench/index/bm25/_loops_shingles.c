@@ -3,37 +3,6 @@
 
 #include "_loops.h"
 
-/* Whether byte b is one that str.split() splits at below 0x80: 0x09-0x0D, 0x1C-0x1F or 0x20. */
-static int shingle_space(unsigned char b)
-{
-    return b == 0x20 || (unsigned char)(b - 0x09) <= 0x0D - 0x09 || (unsigned char)(b - 0x1C) <= 0x1F - 0x1C;
-}
-
-/* Where the word that goes on at text[i] ends: the first space in text[i : size], or size. 8 bytes at a
- * time: every space is a byte below 0x21, and the high bit of (w - 0x21..) & ~w flags the first such byte
- * of w exactly (a borrow may flag a later one too, never an earlier one). */
-static Py_ssize_t shingle_word_end(const unsigned char *text, Py_ssize_t i, Py_ssize_t size)
-{
-#if PY_LITTLE_ENDIAN && (defined(__GNUC__) || defined(__clang__))
-    while (size - i >= 8) {
-        uint64_t w;
-        memcpy(&w, text + i, 8);
-        uint64_t below = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
-        if (below == 0) {
-            i += 8;
-            continue;
-        }
-        i += __builtin_ctzll(below) >> 3;
-        if (shingle_space(text[i]))
-            return i;
-        i++; /* a control byte that is no space: part of the word */
-    }
-#endif
-    while (i < size && !shingle_space(text[i]))
-        i++;
-    return i;
-}
-
 /* The distinct words seen so far: their lower-cased bytes (in one arena) and Python's hash of each as a
  * str. An open-addressing table (a power of two slots, at most half full, linear probing) finds a word. */
 typedef struct {
@@ -303,12 +272,12 @@ static int hash_words(Shingler *s, Py_ssize_t size)
     Values *words = &s->words;
     words->size = 0;
     for (Py_ssize_t i = 0; i < size;) {
-        while (i < size && shingle_space(s->lower[i]))
+        while (i < size && is_space(s->lower[i]))
             i++;
         if (i == size)
             break;
         Py_ssize_t start = i;
-        i = shingle_word_end(s->lower, i, size);
+        i = word_end(s->lower, i, size);
         if (reserve_values(words, 3 * (words->size + 1)) < 0) {
             PyErr_NoMemory();
             return -1;

@@ -6,14 +6,6 @@
  * number_words
  * --------------------------------------------------------------------------------------------- */
 
-/* Whether byte b is one that str.split() splits at: 0x09-0x0D, 0x1C-0x1F or 0x20 (below 0x80; the
- * other Unicode spaces are mapped to " " by the caller before encoding). Comparisons rather than a
- * table, so that a compiler can test many bytes at once (count_words). */
-static int is_space(unsigned char b)
-{
-    return b == 0x20 || (unsigned char)(b - 0x09) <= 0x0D - 0x09 || (unsigned char)(b - 0x1C) <= 0x1F - 0x1C;
-}
-
 /* The distinct words found so far, by number. Their bytes are copied to one compact buffer, which
  * is the "words" result: word k begins at bytes[offset[k]], and each word is followed by one space. */
 typedef struct {
@@ -156,46 +148,6 @@ static Py_ssize_t count_words(const unsigned char *text, Py_ssize_t size)
     for (Py_ssize_t i = 1; i < size; i++)
         n += (!is_space(text[i])) & is_space(text[i - 1]);
     return n;
-}
-
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(address) __builtin_prefetch(address)
-#define LOWEST_BYTE(bits) (__builtin_ctzll(bits) >> 3) /* the first byte of bits with a bit set */
-#else
-#define PREFETCH(address) ((void)0)
-#define LOWEST_BYTE(bits) lowest_byte(bits)
-static int lowest_byte(uint64_t bits)
-{
-    int k = 0;
-    for (; (bits & 0xFF) == 0; bits >>= 8)
-        k++;
-    return k;
-}
-#endif
-
-/* Where the word that goes on at text[i] ends: the first space in text[i : size], or size. */
-static Py_ssize_t word_end(const unsigned char *text, Py_ssize_t i, Py_ssize_t size)
-{
-#if PY_LITTLE_ENDIAN
-    while (size - i >= 8) { /* 8 bytes at a time: every space is a byte below 0x21 */
-        uint64_t w;
-        memcpy(&w, text + i, 8);
-        /* The high bit of each byte below 0x21 (exact for the first such byte; a borrow may also
-         * flag a later byte, never an earlier one). Bytes >= 0x80 are never flagged. */
-        uint64_t below = (w - 0x2121212121212121ULL) & ~w & 0x8080808080808080ULL;
-        if (below == 0) {
-            i += 8;
-            continue;
-        }
-        i += LOWEST_BYTE(below);
-        if (is_space(text[i]))
-            return i;
-        i++; /* a control byte that is no space (NUL, 0x01, ...): part of the word */
-    }
-#endif
-    while (i < size && !is_space(text[i]))
-        i++;
-    return i;
 }
 
 /* Words hashed ahead of the one being numbered. The table is larger than the processor's nearer
