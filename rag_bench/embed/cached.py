@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -59,9 +59,7 @@ def embed_cached(
     keys = text_keys(texts)
     if memory_map and keys:
         return _embed_mapped(embedder, store, keys, texts, input_type, label)
-    todo = _missing(store.known(), keys, texts)
-    if todo:  # another store may have embedded some of them meanwhile
-        todo = _missing(store.known(refresh=True), keys, texts)
+    todo = _missing(store.known, keys, texts)
     known = store.known()
     sent = _embed(embedder, store, todo, input_type, label)
     stats = EmbedStats(embedded=sent, cache_hits=len(set(keys)) - sent)
@@ -78,9 +76,7 @@ def _embed_mapped(
         return mapped, EmbedStats(embedded=0, cache_hits=len(set(keys)))
     embedded = 0
     while True:
-        todo = _missing(store.index(), keys, texts)
-        if todo:  # another store may have embedded some of them meanwhile
-            todo = _missing(store.index(refresh=True), keys, texts)
+        todo = _missing(store.index, keys, texts)
         embedded += _embed(embedder, store, todo, input_type, label)
         mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
         if mapped is not None:
@@ -188,10 +184,12 @@ def _await_others(store: VectorStore, pending: dict[bytes, str], bar, wait: floa
     return min(wait * 2, POLL_S[1])
 
 
-def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
-    """``(key, text)`` of each distinct text not in ``known``, in first-seen order."""
-    missing: dict[bytes, str] = {}
-    for key, text in zip(keys, texts, strict=True):
-        if key not in known:
-            missing.setdefault(key, text)
-    return list(missing.items())
+def _missing(view, keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
+    """``(key, text)`` of each distinct text not in the store's ``view`` (``known`` or ``index``), in first-seen
+    order; when some are missing, the view is refreshed (another store may have embedded them meanwhile)."""
+    known = view()
+    missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
+    if missing:
+        known = view(refresh=True)
+        return [(key, text) for key, text in missing.items() if key not in known]
+    return []
