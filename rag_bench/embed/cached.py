@@ -28,7 +28,7 @@ from rag_bench.embed.store import VectorStore, text_keys
 
 EMBED_EVERY = 64  # texts per call of a local embedder (its batches, so its vectors, do not depend on the cache)
 COMMIT_EVERY = 4 * EMBED_EVERY  # texts per cache entry of a local embedder: a killed run loses at most one entry
-CLAIM_EVERY = 2 * COMMIT_EVERY  # texts claimed at once by a local embedder (one look at the cache per claim)
+CLAIM_EVERY = 8 * COMMIT_EVERY  # texts a local embedder claims with one lease (one look at the cache per lease)
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
@@ -77,8 +77,9 @@ def _embed_mapped(
     embedded = 0
     while True:
         todo = _missing(store.index, keys, texts)
-        embedded += _embed(embedder, store, todo, input_type, label)
-        mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
+        with store.building(keys) as build:  # the rows of each batch committed go into the matrix at once
+            embedded += _embed(embedder, store, todo, input_type, label)
+            mapped = store.save_matrix(keys, build)  # None: a batch went missing meanwhile, so embed it again
         if mapped is not None:
             store.forget()
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(set(keys)) - embedded)
@@ -189,7 +190,10 @@ def _missing(view, keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes,
     order; when some are missing, the view is refreshed (another store may have embedded them meanwhile)."""
     known = view()
     missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
-    if missing:
-        known = view(refresh=True)
-        return [(key, text) for key, text in missing.items() if key not in known]
-    return []
+    if not missing:
+        return []
+    seen = len(known)
+    known = view(refresh=True)
+    if len(known) == seen:  # nothing new: no key of ``missing`` arrived
+        return list(missing.items())
+    return [(key, text) for key, text in missing.items() if key not in known]

@@ -1,6 +1,6 @@
 """Leases on a shared cache, so that concurrent processes or cluster jobs never embed one text twice.
 
-A process claims a batch of texts (512 of a local embedder, one request of an API one) with one
+A process claims a batch of texts (2048 of a local embedder, one request of an API one) with one
 lease, two files in ``<cache>/claims/<namespace>/``: ``<id>.keys`` (the texts' keys, hex, one a line)
 and ``<id>.lease`` (the holder's line, written last: the lease exists once it does). Leases are taken
 under the namespace's lock, the file ``lock`` in the same folder, made as a hard link to a file that
