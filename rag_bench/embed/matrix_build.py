@@ -5,7 +5,10 @@ reach the disk at the embedder's pace (a 300 MB burst at the end is throttled by
 dirty-page limit: seconds at 200k texts here) and are never read back from the batch entries; only
 the rows this process did not embed (cached before, or embedded by another process) are read from
 their batches at the end. The checksum is taken as the rows arrive when they arrive in order (a
-fresh corpus), else by reading the file back from the first row out of order.
+fresh corpus), else by reading the file back from the first row out of order. A writer thread writes
+and checksums the rows (both release the interpreter lock) while the next batch is embedded, at most
+``BEHIND`` batches behind; the matrix is a by-product, so a batch it has not written yet is lost with
+a killed run's unnamed file and nothing else (the batch entry itself is committed before ``add``).
 
 The file is made unnamed (``O_TMPFILE``: a killed run leaves nothing behind) and given its name at
 the end, through a temporary name and a rename, so readers see the whole entry or none; where the
@@ -19,7 +22,9 @@ import contextlib
 import hashlib
 import os
 import secrets
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +32,8 @@ import numpy as np
 from rag_bench.core.cache import MAGIC
 from rag_bench.core.files import TEMP_PREFIX
 from rag_bench.embed.matrix import HEADER, READ_SIZE, START, TAG, layout, read_matrix
+
+BEHIND = 2  # batches the writer thread may have yet to write (each held in memory until then)
 
 
 class BatchGone(Exception):
@@ -50,6 +57,8 @@ class MatrixBuild:
         self.dim = 0
         self.check = None  # sha256 of the header and rows 0 .. hashed-1, in order
         self.hashed = 0
+        self._writer: ThreadPoolExecutor | None = None
+        self._queued: deque[Future] = deque()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.named: Path | None = None
         self.fd: int | None = None
@@ -69,6 +78,10 @@ class MatrixBuild:
 
     def close(self) -> None:
         """Let go of the file (a build not finished leaves nothing behind, but a named temporary file's name)."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True, cancel_futures=True)
+            self._writer = None
+        self._queued.clear()
         if self.fd is not None:
             os.close(self.fd)
             self.fd = None
@@ -77,7 +90,8 @@ class MatrixBuild:
             self.named = None
 
     def add(self, keys: list[bytes], vectors: np.ndarray) -> None:
-        """Write the rows of a committed batch (float32, C order) at every position of its keys."""
+        """Have the rows of a committed batch (float32, C order) written at every position of its keys (by the
+        writer thread; an error it meets is raised by a later ``add`` or by ``finish``)."""
         if self.more:
             places = [(p, r) for r, k in enumerate(keys) if k in self.position for p in self._places(k)]
             positions = np.array([p for p, _ in places], dtype=np.int64)
@@ -85,14 +99,20 @@ class MatrixBuild:
         else:
             positions = np.array([self.position[k] for k in keys], dtype=np.int64)
             rows = np.arange(len(keys), dtype=np.int64)
-        self._write(vectors, positions, rows)
         self.written.update(keys)
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="rag-bench-matrix")
+        while len(self._queued) >= BEHIND:
+            self._queued.popleft().result()
+        self._queued.append(self._writer.submit(self._write, vectors, positions, rows))
 
     def finish(self, where: dict[bytes, tuple[str, int]], read: Callable[[str], memoryview | None]):
         """Write the rows not added from their batches (``where``: the store's index; ``read``: a batch's payload,
         None when gone), the header and checksum, then give the file its name; the matrix, mapped read-only.
 
         Raises BatchGone when a batch entry has gone from the cache since it was indexed."""
+        while self._queued:
+            self._queued.popleft().result()
         rest = [i for i, key in enumerate(self.keys) if key not in self.written]
         if rest:
             keys = [self.keys[i] for i in rest]

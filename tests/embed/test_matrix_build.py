@@ -6,6 +6,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -131,3 +132,14 @@ def test_a_killed_build_leaves_no_file(tmp_path):
         writer.wait()
     assert matrix_files(cache) == []  # its matrix was never named: nothing is left of it
     assert set(stored_keys(DiskCache(cache))) <= {text_key(t) for t in texts}
+
+
+def test_an_error_of_the_writer_thread_is_raised_and_the_thread_ends(tmp_path):
+    before = threading.active_count()
+    keys = [bytes([i]) * 32 for i in range(4)]
+    build = MatrixBuild(tmp_path / "ab" / "matrix", keys)
+    with pytest.raises(ValueError, match="a batch holds 6-d vectors, not 5"), build:
+        build.add(keys[:2], np.zeros((2, 5), np.float32))
+        build.add(keys[2:], np.zeros((2, 6), np.float32))  # written by the thread: raised by finish
+        build.finish({}, lambda entry: None)
+    assert threading.active_count() == before and os.listdir(tmp_path / "ab") == []
