@@ -4,8 +4,10 @@ A batch (``COMMIT_EVERY`` texts of a local embedder, a request of an API one) is
 is embedded, so a run that is killed loses at most the batch in flight and a rerun sends only what is missing.
 
 Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
-twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
-process holds to it, and waits for their vectors to appear; claims of a holder that died are broken.
+twice: a process claims the texts of a batch before embedding them (one lease, ``claims.py``), leaves
+texts that another process holds to it, and waits for their vectors to appear; leases of a holder that
+died are broken. With ``memory_map`` the corpus matrix is written as the batches are committed
+(``matrix_build.py``), not read back from them at the end.
 
 An API embedder (one with ``submit``: ``remote.py``) keeps its workers busy: batches are claimed and
 submitted while earlier ones are in flight, up to its ``in_flight`` texts, and each is committed as
@@ -87,8 +89,9 @@ def _embed_mapped(
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
     """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit
-    (claimed ``CLAIM_EVERY`` at a time, so the claiming and the look at the cache are paid once per claim;
-    the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other batching).
+    (claimed ``CLAIM_EVERY`` at a time with one lease, so the claim and the look at the cache are paid once
+    per lease; the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other
+    batching).
 
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).

@@ -192,6 +192,8 @@ class Claims:
                 raw = bytes.fromhex((self.folder / f"{name}.keys").read_text())
             except FileNotFoundError:
                 continue  # released meanwhile
+            except ValueError:  # damaged on disk (never written so: keys files are renamed into place)
+                continue
             found.append(Lease(name, line, [raw[i : i + 32] for i in range(0, len(raw), 32)], age))
         return found
 

@@ -33,7 +33,7 @@ from rag_bench.core.cache import MAGIC
 from rag_bench.core.files import TEMP_PREFIX
 from rag_bench.embed.matrix import HEADER, READ_SIZE, START, TAG, layout, read_matrix
 
-BEHIND = 2  # batches the writer thread may have yet to write (each held in memory until then)
+BEHIND = 4  # batches the writer thread may have yet to write (each held in memory until then)
 
 
 class BatchGone(Exception):
