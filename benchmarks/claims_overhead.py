@@ -1,12 +1,12 @@
-"""What per-text claims cost a single process: cold embedding through the cache, with claims and without.
+"""What claims (leases, one per batch) cost a single process: cold embedding through the cache, with and without.
 
 Usage: python benchmarks/claims_overhead.py [--texts 2000] [--repeats 3]
 
-Embeds the same texts into a fresh cache again and again, alternating the real store (every text
-claimed before it is embedded, released after its batch is committed) with the same store whose
-claims are replaced by a stand-in that grants every key and writes nothing: the reference, measured
-in the same run. Reported for the local MiniLM model (what a sweep pays) and for the hashing fake
-embedder (near-free embedding, so the claims' own cost shows), best of --repeats each.
+Embeds the same texts into a fresh cache again and again, alternating the real store (the texts of
+each batch claimed with one lease before they are embedded, released after they are committed) with
+the same store whose claims are replaced by a stand-in that grants every key and writes nothing: the
+reference, measured in the same run. Reported for the local MiniLM model (what a sweep pays) and for
+the hashing fake embedder (near-free embedding, so the claims' own cost shows), best of --repeats each.
 """
 
 from __future__ import annotations

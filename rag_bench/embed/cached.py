@@ -4,8 +4,10 @@ A batch (``COMMIT_EVERY`` texts of a local embedder, a request of an API one) is
 is embedded, so a run that is killed loses at most the batch in flight and a rerun sends only what is missing.
 
 Concurrent processes (parallel launchers, cluster jobs) share the cache without embedding a text
-twice: a process claims each text before embedding it (``claims.py``), leaves texts that another
-process holds to it, and waits for their vectors to appear; claims of a holder that died are broken.
+twice: a process claims the texts of a batch before embedding them (one lease, ``claims.py``), leaves
+texts that another process holds to it, and waits for their vectors to appear; leases of a holder that
+died are broken. With ``memory_map`` the corpus matrix is written as the batches are committed
+(``matrix_build.py``), not read back from them at the end.
 
 An API embedder (one with ``submit``: ``remote.py``) keeps its workers busy: batches are claimed and
 submitted while earlier ones are in flight, up to its ``in_flight`` texts, and each is committed as
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -28,7 +30,7 @@ from rag_bench.embed.store import VectorStore, text_keys
 
 EMBED_EVERY = 64  # texts per call of a local embedder (its batches, so its vectors, do not depend on the cache)
 COMMIT_EVERY = 4 * EMBED_EVERY  # texts per cache entry of a local embedder: a killed run loses at most one entry
-CLAIM_EVERY = 2 * COMMIT_EVERY  # texts claimed at once by a local embedder (one look at the cache per claim)
+CLAIM_EVERY = 8 * COMMIT_EVERY  # texts a local embedder claims with one lease (one look at the cache per lease)
 POLL_S = (0.05, 1.0)  # first and longest wait between looks at texts another process is embedding
 
 
@@ -59,9 +61,7 @@ def embed_cached(
     keys = text_keys(texts)
     if memory_map and keys:
         return _embed_mapped(embedder, store, keys, texts, input_type, label)
-    todo = _missing(store.known(), keys, texts)
-    if todo:  # another store may have embedded some of them meanwhile
-        todo = _missing(store.known(refresh=True), keys, texts)
+    todo = _missing(store.known, keys, texts)
     known = store.known()
     sent = _embed(embedder, store, todo, input_type, label)
     stats = EmbedStats(embedded=sent, cache_hits=len(set(keys)) - sent)
@@ -78,11 +78,10 @@ def _embed_mapped(
         return mapped, EmbedStats(embedded=0, cache_hits=len(set(keys)))
     embedded = 0
     while True:
-        todo = _missing(store.index(), keys, texts)
-        if todo:  # another store may have embedded some of them meanwhile
-            todo = _missing(store.index(refresh=True), keys, texts)
-        embedded += _embed(embedder, store, todo, input_type, label)
-        mapped = store.save_matrix(keys)  # None: a batch went missing meanwhile, so embed its texts again
+        todo = _missing(store.index, keys, texts)
+        with store.building(keys) as build:  # the rows of each batch committed go into the matrix at once
+            embedded += _embed(embedder, store, todo, input_type, label)
+            mapped = store.save_matrix(keys, build)  # None: a batch went missing meanwhile, so embed it again
         if mapped is not None:
             store.forget()
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(set(keys)) - embedded)
@@ -90,8 +89,9 @@ def _embed_mapped(
 
 def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
     """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit
-    (claimed ``CLAIM_EVERY`` at a time, so the claiming and the look at the cache are paid once per claim;
-    the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other batching).
+    (claimed ``CLAIM_EVERY`` at a time with one lease, so the claim and the look at the cache are paid once
+    per lease; the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other
+    batching).
 
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).
@@ -188,10 +188,15 @@ def _await_others(store: VectorStore, pending: dict[bytes, str], bar, wait: floa
     return min(wait * 2, POLL_S[1])
 
 
-def _missing(known: Container[bytes], keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
-    """``(key, text)`` of each distinct text not in ``known``, in first-seen order."""
-    missing: dict[bytes, str] = {}
-    for key, text in zip(keys, texts, strict=True):
-        if key not in known:
-            missing.setdefault(key, text)
-    return list(missing.items())
+def _missing(view, keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
+    """``(key, text)`` of each distinct text not in the store's ``view`` (``known`` or ``index``), in first-seen
+    order; when some are missing, the view is refreshed (another store may have embedded them meanwhile)."""
+    known = view()
+    missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
+    if not missing:
+        return []
+    seen = len(known)
+    known = view(refresh=True)
+    if len(known) == seen:  # nothing new: no key of ``missing`` arrived
+        return list(missing.items())
+    return [(key, text) for key, text in missing.items() if key not in known]

@@ -14,21 +14,24 @@ matrix without holding the corpus's vectors: the store indexes where each key's 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import struct
-from collections.abc import Container, Iterable
+from collections.abc import Container, Iterable, Iterator
+from itertools import repeat
 from pathlib import Path
 
 import numpy as np
 
-from rag_bench.core.cache import MAGIC, DiskCache, Listing, atomic_write, digest
+from rag_bench.core.cache import MAGIC, DiskCache, Listing, digest
 from rag_bench.core.files import write_atomic
 from rag_bench.core.workspace import Tally, Workspace
 from rag_bench.embed.base import vector_cache_name
 from rag_bench.embed.claims import Claims
-from rag_bench.embed.matrix import DAMAGED, layout, read_matrix, write_matrix
+from rag_bench.embed.matrix import DAMAGED, read_matrix
+from rag_bench.embed.matrix_build import BatchGone, MatrixBuild
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +96,7 @@ class VectorStore:
         self._scanned = False  # whether every batch entry has been indexed once
         self._listed = {"known": Listing(), "index": Listing()}  # what each view's last look at the folder saw
         self.claims = Claims(cache.root, self.namespace)
+        self._build: MatrixBuild | None = None  # the matrix being written as batches are committed
 
     def known(self, refresh: bool = False) -> dict[bytes, np.ndarray]:
         """Every cached vector of this namespace by text key.
@@ -155,13 +159,16 @@ class VectorStore:
         )
         self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
         self._note(entry, keys)
+        if self._build is not None:
+            self._build.add(keys, rows)
         if self._known is not None:
             self._known.update(zip(keys, vectors, strict=True))
             self._held.add(entry)
 
     def _note(self, entry: str, keys: list[bytes]) -> None:
         if entry not in self._indexed:
-            self._where.update((key, (entry, row)) for row, key in enumerate(keys))
+            places = zip(repeat(entry), range(len(keys)), strict=False)  # (entry, row) of each key
+            self._where.update(zip(keys, places, strict=True))
             self._indexed.add(entry)
 
     def _reindex(self) -> None:
@@ -184,31 +191,34 @@ class VectorStore:
             return None
         return mapped
 
-    def save_matrix(self, keys: list[bytes]) -> np.memmap | None:
+    @contextlib.contextmanager
+    def building(self, keys: list[bytes]) -> Iterator[MatrixBuild]:
+        """Within this block every batch committed is also written into the matrix entry of ``keys``
+        (``matrix_build.py``), which ``save_matrix(keys, build)`` then completes."""
+        with MatrixBuild(self._matrix_path(keys), keys) as build:
+            self._build = build
+            try:
+                yield build
+            finally:
+                self._build = None
+
+    def save_matrix(self, keys: list[bytes], build: MatrixBuild | None = None) -> np.memmap | None:
         """Write the cached vectors of ``keys`` (all in ``index()``) as one matrix entry, atomically, then map it.
 
-        The batch entries are read one at a time and each row written at its positions, so at
-        most one batch is in memory; the checksum is then taken by reading the file back (page
-        cache). None, with the index forgotten, when a batch entry has gone from the cache since
-        it was indexed (deleted as corrupt): embed what is missing, then save again.
+        The rows ``build`` holds already are kept; the others are read from their batch entries one
+        at a time, so at most one batch is in memory. None, with the index forgotten, when a batch
+        entry has gone from the cache since it was indexed (deleted as corrupt): embed what is
+        missing, then save again.
         """
-        batches = layout(self.index(), keys)
-        path = self._matrix_path(keys)
-
-        def blocks():
-            buffer = _Buffer()
-            for entry, positions, rows in batches:
-                payload = buffer.read(self.cache, self.namespace, entry)
-                if payload is None:
-                    raise _BatchGone(entry)
-                yield unpack_vectors(payload), positions, rows
-
-        try:
-            atomic_write(path, lambda handle: write_matrix(handle, len(keys), blocks()), follow_links=False)
-        except _BatchGone:
-            self._reindex()
-            return None
-        return read_matrix(path, len(keys), verify=False)
+        buffer = _Buffer()
+        with contextlib.ExitStack() as stack:
+            if build is None:
+                build = stack.enter_context(MatrixBuild(self._matrix_path(keys), keys))
+            try:
+                return build.finish(self.index(), lambda entry: buffer.read(self.cache, self.namespace, entry))
+            except BatchGone:
+                self._reindex()
+                return None
 
     def forget(self) -> None:
         """Drop the in-memory vectors (they are read again from the cache when next needed)."""
@@ -241,10 +251,6 @@ class _Buffer:
         cache.corrupt += 1
         path.unlink(missing_ok=True)
         return None
-
-
-class _BatchGone(Exception):
-    """A batch entry named by the index is no longer in the cache."""
 
 
 def vector_store(ws: Workspace, embedder, input_type: str) -> VectorStore:

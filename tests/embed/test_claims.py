@@ -1,4 +1,4 @@
-"""Per-text claims: real writer processes on one cache namespace, and holders that die."""
+"""Leases on texts: real writer processes on one cache namespace, and holders that die."""
 
 import json
 import os
@@ -89,7 +89,8 @@ def test_claims_of_a_killed_holder_are_waited_for_then_taken_over(tmp_path):
     )
     try:
         (tmp_path / "go").touch()
-        assert until(lambda: len(list(store.claims.folder.glob("*"))) == held)  # one claim taken
+        assert until(lambda: len(store.claims.held()) == held)  # one lease taken
+        assert len(store.claims.leases()) == 1
         waiter.start()
         # the waiter embeds every free text, then waits for the ones the holder claimed
         assert until(lambda: len(stored_keys(store.cache, store.namespace)) == len(TEXTS) - held)
