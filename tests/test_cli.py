@@ -89,6 +89,10 @@ def test_second_identical_run_is_served_whole_and_a_changed_one_reuses_every_sta
         ("objective=map@10", "objective (map@10) is measured on document questions"),
         ("ks=[0,5]", "ks ([0, 5]) must be a non-empty list of positive cut-offs"),
         ("dataset.name=nope", "dataset.name ('nope') is not a bundled dataset"),
+        ("retriever=bm25", "Key 'retriever' not in 'Config' (fix: did you mean retrieval=...?"),
+        ("chunk.size=300", "(fix: did you mean chunker.size=...?"),
+        ("out=somewhere", "(fix: a run's folder is hydra.run.dir=PATH;"),
+        ("zzz=1", "(fix: rag-bench --help lists the settings and groups of a run)"),
     ],
 )
 def test_config_errors_are_one_line_and_exit_2(tmp_path, override, expected):

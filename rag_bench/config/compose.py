@@ -46,6 +46,7 @@ def explain(message: str, overrides: Sequence[str] = (), groups: Sequence[Option
 
 
 _MISSING_DATASET = re.compile(r"Could not find 'dataset/(.+?)'")
+_NOT_A_RUN_KEY = re.compile(r"Could not override '([\w.]+)'\. Key '(\w+)' not in 'Config'")
 _BARE = re.compile(r"Error parsing override '([^']*)' missing EQUAL")
 
 
@@ -57,6 +58,9 @@ def usage_hint(message: str) -> str:
     found = _MISSING_DATASET.search(message)
     if found:
         return f" (fix: a dataset folder of your own is dataset.path={found.group(1)}; dataset= names a bundled one)"
+    found = _NOT_A_RUN_KEY.search(message)
+    if found:
+        return _run_key_hint(*found.groups())
     found = _BARE.search(message)
     if found:
         arg = found.group(1)
@@ -64,6 +68,21 @@ def usage_hint(message: str) -> str:
             return f" (fix: arguments are KEY=VALUE; for the dataset folder {arg}: rag-bench dataset.path={arg})"
         return " (fix: arguments are KEY=VALUE overrides, e.g. chunker.size=400; rag-bench --help lists them)"
     return ""
+
+
+def _run_key_hint(override: str, key: str) -> str:
+    """The fix for a top-level key a run does not have: the nearest one it has, or where an output path goes."""
+    from dataclasses import fields
+    from difflib import get_close_matches
+
+    from rag_bench.config.schema import Config
+
+    if key in ("out", "output", "output_dir", "outdir"):
+        return " (fix: a run's folder is hydra.run.dir=PATH; out= belongs to verbs such as rag-bench rewrite)"
+    near = get_close_matches(key, [f.name for f in fields(Config)], n=1, cutoff=0.6)
+    if near:
+        return f" (fix: did you mean {near[0]}{override[len(key) :]}=...? rag-bench --help lists the settings)"
+    return " (fix: rag-bench --help lists the settings and groups of a run)"
 
 
 def compose(
