@@ -21,10 +21,10 @@ setup(
         Extension(
             "rag_bench.index.bm25._loops",
             [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search", "_loops_shingles", "_loops_copies", "_loops_headings")],
-            depends=["rag_bench/index/bm25/_loops.h"],
+            depends=["rag_bench/index/bm25/_loops.h", "rag_bench/index/heap.h"],
             optional=True,
         ),
-        Extension("rag_bench.index._topk", ["rag_bench/index/_topk.c"], optional=True),
+        Extension("rag_bench.index._topk", ["rag_bench/index/_topk.c"], depends=["rag_bench/index/heap.h"], optional=True),
     ],
     packages=[
         *find_packages(include=["rag_bench", "rag_bench.*"]),

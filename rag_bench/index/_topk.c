@@ -34,6 +34,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "heap.h"
+
 #define SCAN 16 /* scores compared per step of the scan */
 
 /* Whether any of row[0:SCAN] is above floor (four SSE compares on x86-64; a loop elsewhere). */
@@ -52,55 +54,14 @@ static inline int any_above(const float *row, float floor)
 #endif
 }
 
-/* Whether (s1, i1) ranks below (s2, i2): a lower score, or an equal score and a higher index. */
-static inline int worse(float s1, int64_t i1, float s2, int64_t i2)
-{
-    return s1 < s2 || (s1 == s2 && i1 > i2);
-}
-
-/* Move entry `at` down the heap of n entries until neither child is worse. */
-static void sift_down(float *hs, int64_t *hi, int64_t n, int64_t at)
-{
-    float s = hs[at];
-    int64_t i = hi[at];
-    for (;;) {
-        int64_t child = 2 * at + 1;
-        if (child >= n)
-            break;
-        if (child + 1 < n && worse(hs[child + 1], hi[child + 1], hs[child], hi[child]))
-            child++;
-        if (!worse(hs[child], hi[child], s, i))
-            break;
-        hs[at] = hs[child];
-        hi[at] = hi[child];
-        at = child;
-    }
-    hs[at] = s;
-    hi[at] = i;
-}
-
-/* Add (s, i) to the heap of *n entries (room for one more). */
-static void heap_add(float *hs, int64_t *hi, int64_t *n, float s, int64_t i)
-{
-    int64_t at = (*n)++;
-    while (at > 0) {
-        int64_t parent = (at - 1) / 2;
-        if (!worse(s, i, hs[parent], hi[parent]))
-            break;
-        hs[at] = hs[parent];
-        hi[at] = hi[parent];
-        at = parent;
-    }
-    hs[at] = s;
-    hi[at] = i;
-}
+TOPK_HEAP(heap, float)
 
 /* One row: offer row[0:width] (items first, first + 1, ...) to its heap of *n of depth entries. */
 static void scan_row(const float *row, Py_ssize_t width, int64_t first, float *hs, int64_t *hi, int64_t *n, int64_t depth)
 {
     Py_ssize_t j = 0;
     for (; *n < depth && j < width; j++)
-        heap_add(hs, hi, n, row[j], first + j);
+        *n = heap_add(hs, hi, *n, row[j], first + j);
     if (*n < depth)
         return;
     float floor = hs[0]; /* a new item must score above the worst held one */
@@ -111,7 +72,7 @@ static void scan_row(const float *row, Py_ssize_t width, int64_t first, float *h
             if (row[j + t] > floor) {
                 hs[0] = row[j + t];
                 hi[0] = first + j + t;
-                sift_down(hs, hi, depth, 0);
+                heap_sift_down(hs, hi, depth, 0);
                 floor = hs[0];
             }
         }
@@ -120,7 +81,7 @@ static void scan_row(const float *row, Py_ssize_t width, int64_t first, float *h
         if (row[j] > floor) {
             hs[0] = row[j];
             hi[0] = first + j;
-            sift_down(hs, hi, depth, 0);
+            heap_sift_down(hs, hi, depth, 0);
             floor = hs[0];
         }
     }
@@ -210,7 +171,7 @@ static PyObject *py_finish(PyObject *self, PyObject *args)
             n--;
             s[0] = s[n];
             i[0] = i[n];
-            sift_down(s, i, n, 0);
+            heap_sift_down(s, i, n, 0);
         }
         ((int64_t *)fill.buf)[r] = 0;
     }

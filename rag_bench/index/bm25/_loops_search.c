@@ -1,6 +1,7 @@
 /* _loops_search.c: search, every query's best documents (see _loops.c). */
 
 #include "_loops.h"
+#include "../heap.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -65,48 +66,17 @@ static inline int64_t bits_of(double x)
     return bits;
 }
 
-/* Whether (score_a, doc_a) ranks below (score_b, doc_b): a lower score, or the same and a higher index. */
-static inline int worse(double score_a, int64_t doc_a, double score_b, int64_t doc_b)
-{
-    return score_a < score_b || (score_a == score_b && doc_a > doc_b);
-}
-
-/* The heap of size entries restored below pos, after the entry at pos was replaced. */
-static void sift_down(double *scores, int64_t *docs, int64_t size, int64_t pos)
-{
-    double score = scores[pos];
-    int64_t doc = docs[pos];
-    for (int64_t child = 2 * pos + 1; child < size; child = 2 * pos + 1) {
-        if (child + 1 < size && worse(scores[child + 1], docs[child + 1], scores[child], docs[child]))
-            child++; /* the worse child */
-        if (!worse(scores[child], docs[child], score, doc))
-            break;
-        scores[pos] = scores[child];
-        docs[pos] = docs[child];
-        pos = child;
-    }
-    scores[pos] = score;
-    docs[pos] = doc;
-}
+TOPK_HEAP(heap, double)
 
 /* (score, doc) offered to a heap of size entries that keeps at most depth (>= 1); the new size. */
 static int64_t offer(double *scores, int64_t *docs, int64_t size, int64_t depth, double score, int64_t doc)
 {
-    if (size < depth) { /* room: the entry rises while it is worse than its parent */
-        int64_t pos = size;
-        while (pos > 0 && worse(score, doc, scores[(pos - 1) / 2], docs[(pos - 1) / 2])) {
-            scores[pos] = scores[(pos - 1) / 2];
-            docs[pos] = docs[(pos - 1) / 2];
-            pos = (pos - 1) / 2;
-        }
-        scores[pos] = score;
-        docs[pos] = doc;
-        return size + 1;
-    }
-    if (worse(scores[0], docs[0], score, doc)) { /* better than the worst kept: it takes the root's place */
+    if (size < depth)
+        return heap_add(scores, docs, size, score, doc);
+    if (heap_worse(scores[0], docs[0], score, doc)) { /* better than the worst kept: it takes the root's place */
         scores[0] = score;
         docs[0] = doc;
-        sift_down(scores, docs, size, 0);
+        heap_sift_down(scores, docs, size, 0);
     }
     return size;
 }
@@ -120,7 +90,7 @@ static void drain(double *scores, int64_t *docs, int64_t size, double *out_score
         out_docs[size] = docs[0];
         scores[0] = scores[size];
         docs[0] = docs[size];
-        sift_down(scores, docs, size, 0);
+        heap_sift_down(scores, docs, size, 0);
     }
 }
 
