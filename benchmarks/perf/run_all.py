@@ -1,6 +1,8 @@
 """Run every performance benchmark, each in a fresh process, and print every ratio with PASS/FAIL.
 
-Usage: python benchmarks/perf/run_all.py [--only bm25,dense,...]
+Usage: python benchmarks/perf/run_all.py [--only bm25,dense,...] [--args NAME="ARGS" ...]
+``--args`` passes options through to one benchmark, e.g.
+``--args whole-run="--sizes 10000x1000,10000x10000 --rounds 2"`` (repeat it for several benchmarks).
 Exit status 1 when any goal fails; goals with no benchmark yet are listed as not measured. Each check in
 the closing summary carries the machine's load average when its benchmark ended (1-minute, os.getloadavg).
 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from the benchmarks' environment (this
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -81,7 +84,14 @@ def run(name: str, env: dict[str, str]) -> list[Check]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(SCRIPTS), help="comma-separated subset of: " + ", ".join(SCRIPTS))
-    names = parser.parse_args().only.split(",")
+    parser.add_argument("--args", action="append", default=[], metavar='NAME="ARGS"', help="options of one benchmark")
+    args = parser.parse_args()
+    names = args.only.split(",")
+    for given in args.args:
+        name, sep, options = given.partition("=")
+        if not sep or name not in SCRIPTS:
+            parser.error(f'--args {given!r}: expected NAME="OPTIONS" with NAME one of {", ".join(SCRIPTS)}')
+        ARGS[name] = [*ARGS.get(name, []), *shlex.split(options)]
     env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
     print(f"machine: {machine()}")
     coretype = os.environ.get("OPENBLAS_CORETYPE", "(unset)")
