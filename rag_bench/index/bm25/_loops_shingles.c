@@ -230,42 +230,6 @@ static void quicksort_u64(uint64_t *a, int64_t n)
     }
 }
 
-/* a[0 : n] sorted ascending. Shingle hashes spread evenly over 64 bits, so they are first placed in
- * buckets by their top bits (a bucket per item, about: one pass to count, one to place, into tmp), and an
- * insertion sort then only moves items within a bucket. Where a bucket holds over 32 items (values that
- * do not spread), quicksort instead. count: room for 2 * n + 1 counts; tmp: for n items. */
-static void sort_u64(uint64_t *a, int64_t n, int64_t *count, uint64_t *tmp)
-{
-    if (n <= 32) {
-        quicksort_u64(a, n);
-        return;
-    }
-    int bits = 1;
-    while ((INT64_C(1) << bits) < n)
-        bits++;
-    int64_t buckets = INT64_C(1) << bits, most = 0;
-    memset(count, 0, (size_t)(buckets + 1) * sizeof(int64_t));
-    for (int64_t i = 0; i < n; i++)
-        count[(a[i] >> (64 - bits)) + 1]++;
-    for (int64_t b = 1; b <= buckets; b++) {
-        most = count[b] > most ? count[b] : most;
-        count[b] += count[b - 1];
-    }
-    if (most > 32) {
-        quicksort_u64(a, n);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++)
-        tmp[count[a[i] >> (64 - bits)]++] = a[i];
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t x = tmp[i];
-        int64_t j = i;
-        for (; j > 0 && a[j - 1] > x; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
-    }
-}
-
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH_SLOT(address) __builtin_prefetch(address)
 #else
@@ -288,6 +252,24 @@ static int reserve_values(Values *v, int64_t needed)
         return -1;
     v->items = items;
     v->capacity = capacity;
+    return 0;
+}
+
+/* The values bytearray sets made to hold at least needed uint64 (doubling; a large bytearray grows by
+ * realloc, its pages moved, not copied); v->items is then its buffer. 0, or -1 with an exception set. */
+static int reserve_sets(PyObject *sets, Values *v, int64_t needed)
+{
+    if (needed > v->capacity) {
+        int64_t capacity = 2 * v->capacity > needed ? 2 * v->capacity : needed;
+        if (capacity > PY_SSIZE_T_MAX / (int64_t)sizeof(uint64_t)) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (PyByteArray_Resize(sets, (Py_ssize_t)capacity * (Py_ssize_t)sizeof(uint64_t)) < 0)
+            return -1;
+        v->capacity = capacity;
+    }
+    v->items = (uint64_t *)PyByteArray_AS_STRING(sets);
     return 0;
 }
 
@@ -420,49 +402,74 @@ static int hash_words(Shingler *s, Py_ssize_t size)
     return failed ? -1 : 0;
 }
 
+/* The distinct values of a[0 : n] sorted (ascending, in place): their count. */
+static int64_t sort_distinct(uint64_t *a, int64_t n)
+{
+    int64_t kept = 0;
+    quicksort_u64(a, n);
+    for (int64_t i = 0; i < n; i++)
+        if (kept == 0 || a[i] != a[kept - 1])
+            a[kept++] = a[i];
+    return kept;
+}
+
 /* The distinct shingles of the n word hashes w (core/shingles.py), sorted, written at out (room for
- * max(n - 2, 1)): their count, or -1 with an exception set. */
+ * max(n - 2, 1)): their count, or -1 with an exception set. Shingle hashes spread evenly over 64 bits, so
+ * past 32 of them they are placed in buckets by their top bits (about two buckets a shingle: one pass
+ * computes them and counts each bucket's, one places them in bucket order), and an insertion sort into out
+ * then only moves a shingle within its bucket, and skips a repeat. Where a bucket holds over 32 (values
+ * that do not spread), a quicksort instead. */
 static int64_t shingle_words(Shingler *s, const uint64_t *w, int64_t n, uint64_t *out)
 {
     const uint64_t mix0 = 0x9E3779B97F4A7C15ULL, mix1 = 0xC2B2AE3D27D4EB4FULL; /* core/shingles.py's _MIX */
     int64_t count = n == 0 ? 0 : (n < 3 ? 1 : n - 2), kept = 0;
-    if (n == 1 || n == 2) /* one shingle of the words padded with 0 */
-        out[0] = w[0] * mix0 + (n == 2 ? w[1] * mix1 : 0);
-    for (int64_t i = 0; i + 2 < n; i++)
-        out[i] = w[i] * mix0 + w[i + 1] * mix1 + w[i + 2];
-    if (reserve_values(&s->scratch, 3 * count + 1) < 0) {
+    if (count <= 32) {
+        if (n == 1 || n == 2) /* one shingle of the words padded with 0 */
+            out[0] = w[0] * mix0 + (n == 2 ? w[1] * mix1 : 0);
+        for (int64_t i = 0; i + 2 < n; i++)
+            out[i] = w[i] * mix0 + w[i + 1] * mix1 + w[i + 2];
+        return sort_distinct(out, count);
+    }
+    int bits = 1;
+    while ((INT64_C(1) << bits) < 2 * count)
+        bits++;
+    int64_t buckets = INT64_C(1) << bits, most = 0;
+    if (reserve_values(&s->scratch, buckets + 1 + 2 * count) < 0) {
         PyErr_NoMemory();
         return -1;
     }
-    sort_u64(out, count, (int64_t *)s->scratch.items, s->scratch.items + 2 * count + 1);
-    for (int64_t i = 0; i < count; i++) /* distinct */
-        if (kept == 0 || out[i] != out[kept - 1])
-            out[kept++] = out[i];
-    return kept;
-}
-
-/* The most shingles the texts can have, (size + 1) / 2 for a text of size UTF-8 bytes (its most words; a text
- * of one or two words has one shingle): the values buffer is sized once, its unused end never touched. -1
- * with an exception set if a text is no str or has no UTF-8 (a lone surrogate). */
-static int64_t most_shingles(PyObject *texts)
-{
-    int64_t most = 0;
-    for (Py_ssize_t t = 0; t < PyList_GET_SIZE(texts); t++) {
-        PyObject *item = PyList_GET_ITEM(texts, t);
-        Py_ssize_t size;
-        if (!PyUnicode_Check(item)) {
-            PyErr_SetString(PyExc_TypeError, "shingle_sets takes a list of str");
-            return -1;
+    int64_t *start = (int64_t *)s->scratch.items; /* start[b + 1]: bucket b's count, then where b starts */
+    uint64_t *computed = s->scratch.items + buckets + 1, *placed = computed + count;
+    memset(start, 0, (size_t)(buckets + 1) * sizeof(int64_t));
+    for (int64_t i = 0; i < count; i++) {
+        uint64_t v = w[i] * mix0 + w[i + 1] * mix1 + w[i + 2];
+        computed[i] = v;
+        start[(v >> (64 - bits)) + 1]++;
+    }
+    for (int64_t b = 1; b <= buckets; b++) {
+        most = start[b] > most ? start[b] : most;
+        start[b] += start[b - 1];
+    }
+    if (most > 32) {
+        memcpy(out, computed, (size_t)count * sizeof(uint64_t));
+        return sort_distinct(out, count);
+    }
+    for (int64_t i = 0; i < count; i++)
+        placed[start[computed[i] >> (64 - bits)]++] = computed[i];
+    for (int64_t i = 0; i < count; i++) {
+        uint64_t x = placed[i];
+        int64_t j = kept;
+        for (; j > 0 && out[j - 1] > x; j--)
+            out[j] = out[j - 1];
+        if (j > 0 && out[j - 1] == x) { /* a repeat: the moves undone */
+            for (; j < kept; j++)
+                out[j] = out[j + 1];
+            continue;
         }
-        if (PyUnicode_AsUTF8AndSize(item, &size) == NULL)
-            return -1;
-        most += (size + 1) / 2;
+        out[j] = x;
+        kept++;
     }
-    if (most > PY_SSIZE_T_MAX / (int64_t)sizeof(uint64_t)) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return most;
+    return kept;
 }
 
 PyObject *py_shingle_sets(PyObject *self, PyObject *args)
@@ -474,30 +481,50 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
     Py_ssize_t n_texts = PyList_GET_SIZE(texts);
     Shingler s = {{calloc(1024, sizeof(WordSlot)), 1024, 0, NULL, 0, 0}, {calloc(1024, sizeof(ShortSlot)), 0, 10},
                   NULL, NULL, 0, {NULL, 0, 0}, {NULL, 0, 0}};
-    int64_t most = most_shingles(texts), size = 0; /* size: the values written so far */
-    if (most >= 0 && (s.vocabulary.slots == NULL || s.short_words.slots == NULL))
+    Values values = {NULL, 0, 0}; /* the sets, in the bytearray sets (grown by doubling: a large bytearray
+                                   * grows by realloc, which reuses memory the process freed before) */
+    if (s.vocabulary.slots == NULL || s.short_words.slots == NULL)
         PyErr_NoMemory();
-    else if (most >= 0) {
+    else {
         offsets = loops_int64_bytearray(n_texts + 1);
-        sets = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)most * (Py_ssize_t)sizeof(uint64_t));
+        sets = PyByteArray_FromStringAndSize(NULL, 0);
     }
     int failed = offsets == NULL || sets == NULL;
-    uint64_t *values = failed ? NULL : (uint64_t *)PyByteArray_AS_STRING(sets);
-    if (!failed) {
+    if (!failed)
         ((int64_t *)PyByteArray_AS_STRING(offsets))[0] = 0;
-    }
-    for (Py_ssize_t t = 0; t < n_texts && !failed; t++) {
-        Py_ssize_t length;
-        const char *utf8 = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(texts, t), &length); /* (most_shingles: no NULL) */
+    const char *next = NULL;
+    Py_ssize_t length, next_length = 0;
+    for (Py_ssize_t t = 0; t <= n_texts && !failed; t++) {
+        const char *utf8 = next; /* text t - 1, read while text t - 1 was shingled */
+        length = next_length;
+        if (t < n_texts) { /* the next text read from memory while this one is split and hashed */
+            PyObject *item = PyList_GET_ITEM(texts, t);
+            if (t + 1 < n_texts)
+                PREFETCH_SLOT(PyList_GET_ITEM(texts, t + 1)); /* its object, read at the next step */
+            next = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &next_length) : NULL;
+            if (next == NULL && !PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "shingle_sets takes a list of str");
+            if (next == NULL) {
+                failed = 1;
+                break;
+            }
+            for (Py_ssize_t k = 0; k < next_length; k += 64)
+                PREFETCH_SLOT(next + k);
+        }
+        if (t == 0)
+            continue;
         int64_t kept = -1;
-        if (lower_text(&s, utf8, length) == 0 && hash_words(&s, length) == 0)
-            kept = shingle_words(&s, s.words.items, s.words.size, values + size);
+        if (lower_text(&s, utf8, length) == 0 && hash_words(&s, length) == 0) {
+            int64_t n = s.words.size;
+            if (reserve_sets(sets, &values, values.size + (n < 3 ? 1 : n - 2)) == 0)
+                kept = shingle_words(&s, s.words.items, n, values.items + values.size);
+        }
         failed = kept < 0;
-        size += failed ? 0 : kept;
-        ((int64_t *)PyByteArray_AS_STRING(offsets))[t + 1] = size;
+        values.size += failed ? 0 : kept;
+        ((int64_t *)PyByteArray_AS_STRING(offsets))[t] = values.size;
     }
     Py_DECREF(texts);
-    if (!failed && PyByteArray_Resize(sets, (Py_ssize_t)size * (Py_ssize_t)sizeof(uint64_t)) == 0)
+    if (!failed && PyByteArray_Resize(sets, (Py_ssize_t)values.size * (Py_ssize_t)sizeof(uint64_t)) == 0)
         result = Py_BuildValue("(OO)", sets, offsets);
     Py_XDECREF(sets);
     Py_XDECREF(offsets);
