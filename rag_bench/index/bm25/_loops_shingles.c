@@ -21,6 +21,7 @@ typedef struct {
     uint64_t n_slots, count;
     unsigned char *arena;
     int64_t arena_size, arena_capacity;
+    int direct; /* whether an ASCII word is hashed from its bytes (str_hash) */
 } Vocabulary;
 
 /* The first min(n, 8) bytes at p as a little-endian number, zero above them (0 if n <= 0). p must have 8
@@ -75,6 +76,34 @@ static int grow_vocabulary(Vocabulary *v)
     return 0;
 }
 
+#if PY_VERSION_HEX >= 0x030E0000
+#define HASH_BYTES(p, n) Py_HashBuffer((p), (n))
+#elif !defined(PYPY_VERSION)
+PyAPI_FUNC(Py_hash_t) _Py_HashBytes(const void *, Py_ssize_t); /* exported, if no longer declared (3.13) */
+#define HASH_BYTES(p, n) _Py_HashBytes((p), (n))
+#endif
+
+/* Python's hash of the str whose UTF-8 bytes are p[0 : n] (n >= 1), made as hash(str) makes it: a str of ASCII
+ * characters is hashed over its bytes (unicode_hash: _Py_HashBytes of its one-byte characters; Py_HashBuffer
+ * from Python 3.14), so an ASCII word is hashed from its bytes, no str made (*direct: -1 until the first
+ * such word was checked against hash(str), then 1 if they agree, else 0 and a str is made for every word).
+ * -1 with an exception set if the bytes cannot be decoded. */
+static Py_hash_t str_hash(const unsigned char *p, int64_t n, int ascii, int *direct)
+{
+#ifdef HASH_BYTES
+    if (ascii && *direct == 1)
+        return HASH_BYTES(p, (Py_ssize_t)n);
+#endif
+    PyObject *word = PyUnicode_DecodeUTF8((const char *)p, n, "strict");
+    Py_hash_t hash = word == NULL ? -1 : PyObject_Hash(word);
+    Py_XDECREF(word);
+#ifdef HASH_BYTES
+    if (ascii && *direct == -1 && hash != -1)
+        *direct = HASH_BYTES(p, (Py_ssize_t)n) == hash;
+#endif
+    return hash;
+}
+
 /* Python's hash of the lower-cased word at p (n UTF-8 bytes, key = bytes_key(p, n)) as uint64, computed
  * once per distinct word. 0 with *failed set and an exception raised if it cannot be decoded or hashed,
  * or memory runs out. */
@@ -93,9 +122,10 @@ static uint64_t word_hash(Vocabulary *v, const unsigned char *p, int64_t n, uint
             *failed = 1;
             return 0;
         }
-        PyObject *word = PyUnicode_DecodeUTF8((const char *)p, n, "strict");
-        Py_hash_t hash = word == NULL ? -1 : PyObject_Hash(word);
-        Py_XDECREF(word);
+        int ascii = 1;
+        for (int64_t k = 0; k < n; k++)
+            ascii &= p[k] < 0x80;
+        Py_hash_t hash = str_hash(p, n, ascii, &v->direct);
         if (hash == -1 && PyErr_Occurred()) {
             *failed = 1;
             return 0;
@@ -168,7 +198,7 @@ static int grow_short_words(ShortWords *t)
 
 /* Python's hash of the short word at p (n bytes, lower-cased; head = head_of(p, n)) as uint64, computed once
  * per distinct word. 0 with *failed set and an exception raised as word_hash does. */
-static uint64_t short_hash(ShortWords *t, const unsigned char *p, int64_t n, uint64_t head, int *failed)
+static uint64_t short_hash(ShortWords *t, const unsigned char *p, int64_t n, uint64_t head, int *direct, int *failed)
 {
     uint64_t mask = (UINT64_C(1) << t->bits) - 1;
     for (uint64_t i = short_slot(head, t->bits);; i = (i + 1) & mask) {
@@ -177,9 +207,7 @@ static uint64_t short_hash(ShortWords *t, const unsigned char *p, int64_t n, uin
             return slot->hash;
         if (slot->head != 0)
             continue;
-        PyObject *word = PyUnicode_DecodeUTF8((const char *)p, n, "strict");
-        Py_hash_t hash = word == NULL ? -1 : PyObject_Hash(word);
-        Py_XDECREF(word);
+        Py_hash_t hash = str_hash(p, n, (head & 0x8080808080808080ULL) == 0, direct);
         if (hash == -1 && PyErr_Occurred()) {
             *failed = 1;
             return 0;
@@ -395,7 +423,7 @@ static int hash_words(Shingler *s, Py_ssize_t size)
     for (int64_t k = 0; k < n_words && !failed; k++) { /* word k's hash in start[k] (start[k] already read) */
         const unsigned char *p = s->lower + start[k];
         int64_t n = (int64_t)(end[k] - start[k]);
-        start[k] = is_short(p, n) ? short_hash(&s->short_words, p, n, key[k], &failed)
+        start[k] = is_short(p, n) ? short_hash(&s->short_words, p, n, key[k], &s->vocabulary.direct, &failed)
                                   : word_hash(&s->vocabulary, p, n, key[k], &failed);
     }
     s->words.size = n_words;
@@ -479,7 +507,7 @@ PyObject *py_shingle_sets(PyObject *self, PyObject *args)
         return NULL;
     Py_INCREF(texts); /* the list stays alive (and its texts) while their bytes are read */
     Py_ssize_t n_texts = PyList_GET_SIZE(texts);
-    Shingler s = {{calloc(1024, sizeof(WordSlot)), 1024, 0, NULL, 0, 0}, {calloc(1024, sizeof(ShortSlot)), 0, 10},
+    Shingler s = {{calloc(1024, sizeof(WordSlot)), 1024, 0, NULL, 0, 0, -1}, {calloc(1024, sizeof(ShortSlot)), 0, 10},
                   NULL, NULL, 0, {NULL, 0, 0}, {NULL, 0, 0}};
     Values values = {NULL, 0, 0}; /* the sets, in the bytearray sets (grown by doubling: a large bytearray
                                    * grows by realloc, which reuses memory the process freed before) */
