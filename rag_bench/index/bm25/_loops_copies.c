@@ -208,8 +208,20 @@ PyObject *py_near_copies(PyObject *self, PyObject *args)
     if (out != NULL) {
         unsigned char *flags = (unsigned char *)PyByteArray_AS_STRING(out);
         memset(flags, 0, (size_t)n_slots);
-        for (Py_ssize_t row = 0; row < n_slots / width; row++) {
+        Py_ssize_t n_rows = n_slots / width;
+        for (Py_ssize_t j = 0; j < width && n_rows > 1; j++) /* row 1's offsets (see below) */
+            PREFETCH(&sets.offsets[slots[width + j] < 0 ? 0 : slots[width + j]]);
+        for (Py_ssize_t row = 0; row < n_rows; row++) {
             const int64_t *slot = slots + row * width;
+            /* the memory two rows on reads, fetched while this row is paired: the next row's sets (its
+             * offsets fetched a row ago) and the offsets of the row after it */
+            for (Py_ssize_t j = 0; row + 1 < n_rows && j < width; j++) {
+                int64_t next = slot[width + j];
+                if (next >= 0)
+                    PREFETCH(&sets.values[sets.offsets[next]]);
+                if (row + 2 < n_rows)
+                    PREFETCH(&sets.offsets[slot[2 * width + j] < 0 ? 0 : slot[2 * width + j]]);
+            }
             if (row_prefixes(sets, slot, width, threshold, flags + row * width, &entries) < 0 ||
                 ready_table(&table, entries.size) < 0) {
                 Py_CLEAR(out);
