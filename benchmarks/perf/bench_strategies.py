@@ -73,9 +73,14 @@ def corpus() -> tuple[Dataset, Corpus]:
 
 
 def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-strategies-") as folder:  # its cache (0.2 GB): removed after
+        measure(folder)
+
+
+def measure(folder: str) -> None:
     dataset, corp, questions = corpus()
     queries = [Query(f"q{i}", q) for i, q in enumerate(questions)]
-    cache = DiskCache(tempfile.mkdtemp(prefix="bench-strategies-"))
+    cache = DiskCache(folder)
     embedder = FakeEmbedder(DIM)  # never called: every vector below is in the cache
     ws = Workspace(cache)
     for input_type, texts, seed in (("document", corp.passages, 10), ("query", questions, 11)):

@@ -9,42 +9,6 @@ typedef struct {
     int64_t at;
 } PrefixEntry;
 
-/* e[0 : n] sorted by value (quicksort, median of three; insertion sort below 16 entries). */
-static void sort_entries(PrefixEntry *e, int64_t n)
-{
-    while (n > 16) {
-        uint64_t x = e[0].value, y = e[n / 2].value, z = e[n - 1].value;
-        uint64_t pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-        int64_t i = 0, j = n - 1;
-        while (i <= j) {
-            while (e[i].value < pivot)
-                i++;
-            while (e[j].value > pivot)
-                j--;
-            if (i <= j) {
-                PrefixEntry t = e[i];
-                e[i++] = e[j];
-                e[j--] = t;
-            }
-        }
-        if (j + 1 < n - i) {
-            sort_entries(e, j + 1);
-            e += i;
-            n -= i;
-        } else {
-            sort_entries(e + i, n - i);
-            n = j + 1;
-        }
-    }
-    for (int64_t i = 1; i < n; i++) {
-        PrefixEntry t = e[i];
-        int64_t j = i;
-        for (; j > 0 && e[j - 1].value > t.value; j--)
-            e[j] = e[j - 1];
-        e[j] = t;
-    }
-}
-
 /* |a & b| of two sorted, distinct sets. */
 static int64_t shared_count(const uint64_t *a, int64_t na, const uint64_t *b, int64_t nb)
 {
@@ -109,25 +73,73 @@ static int row_prefixes(Sets sets, const int64_t *slot, Py_ssize_t width, double
     return 0;
 }
 
-/* pair[a * width + b] = 1 for every two candidates a < b whose prefixes share a shingle (e sorted by value
- * first); whether there is any. */
-static int row_pairs(const Entries *e, unsigned char *pair, Py_ssize_t width)
+/* A row's prefix entries by shingle: an open-addressing table (2^bits slots, at least twice the entries;
+ * linear probing from the shingle's top bits times an odd number). A slot holds a shingle and the last
+ * entry holding it; each entry points to the entry before it with the same shingle (chain). A slot belongs
+ * to the row whose stamp it carries, so the table is never cleared between rows. */
+typedef struct {
+    uint64_t value;
+    int64_t stamp, last;
+} ShingleSlot;
+
+typedef struct {
+    ShingleSlot *slots;
+    int64_t *before; /* before[e]: the earlier entry of e's shingle, or -1 */
+    int bits;
+    int64_t capacity; /* entries before can hold */
+} ShingleTable;
+
+/* The table made ready for a row of n entries (grown, and cleared, when they would fill over half of it).
+ * 0, or -1 with an exception set. */
+static int ready_table(ShingleTable *t, int64_t n)
+{
+    if (n > t->capacity) {
+        int64_t *before = realloc(t->before, (size_t)n * sizeof(int64_t));
+        if (before == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->before = before;
+        t->capacity = n;
+    }
+    if (t->slots != NULL && 2 * n <= (INT64_C(1) << t->bits))
+        return 0;
+    int bits = 6;
+    while ((INT64_C(1) << bits) < 2 * n)
+        bits++;
+    free(t->slots);
+    t->slots = calloc((size_t)1 << bits, sizeof(ShingleSlot)); /* stamp 0: no row's */
+    if (t->slots == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->bits = bits;
+    return 0;
+}
+
+/* pair[a * width + b] = 1 for every two candidates a < b whose prefixes share a shingle, found by looking each
+ * entry's shingle up in the table (row stamp: a number no earlier row used, from 1): the entries come
+ * candidate by candidate in list order, so every earlier holder of a shingle is an earlier candidate. Whether
+ * there is any pair. */
+static int row_pairs(const Entries *e, ShingleTable *t, int64_t stamp, unsigned char *pair, Py_ssize_t width)
 {
     int any = 0;
-    for (int64_t a = 0; a < e->size;) { /* every two candidates of a run of one shingle */
-        int64_t b = a + 1;
-        while (b < e->size && e->items[b].value == e->items[a].value)
-            b++;
-        for (int64_t x = a; x < b; x++)
-            for (int64_t y = x + 1; y < b; y++) {
-                int64_t lo = e->items[x].at < e->items[y].at ? e->items[x].at : e->items[y].at;
-                int64_t hi = e->items[x].at ^ e->items[y].at ^ lo;
-                if (lo != hi) { /* (a set's prefix holds a value once: lo == hi cannot happen) */
-                    pair[lo * width + hi] = 1;
-                    any = 1;
-                }
-            }
-        a = b;
+    uint64_t mask = (UINT64_C(1) << t->bits) - 1;
+    for (int64_t k = 0; k < e->size; k++) {
+        uint64_t value = e->items[k].value, i = (value * 0x9E3779B97F4A7C15ULL) >> (64 - t->bits);
+        while (t->slots[i].stamp == stamp && t->slots[i].value != value)
+            i = (i + 1) & mask;
+        ShingleSlot *slot = &t->slots[i];
+        if (slot->stamp != stamp) { /* the shingle's first entry in the row */
+            *slot = (ShingleSlot){value, stamp, k};
+            t->before[k] = -1;
+            continue;
+        }
+        for (int64_t x = slot->last; x >= 0; x = t->before[x]) /* (a set's prefix holds a shingle once) */
+            pair[e->items[x].at * width + e->items[k].at] = 1;
+        any = 1;
+        t->before[k] = slot->last;
+        slot->last = k;
     }
     return any;
 }
@@ -192,21 +204,36 @@ PyObject *py_near_copies(PyObject *self, PyObject *args)
     if (ok && out == NULL && !PyErr_Occurred())
         PyErr_NoMemory();
     Entries entries = {NULL, 0, 0};
+    ShingleTable table = {NULL, NULL, 0, 0};
     if (out != NULL) {
         unsigned char *flags = (unsigned char *)PyByteArray_AS_STRING(out);
         memset(flags, 0, (size_t)n_slots);
-        for (Py_ssize_t row = 0; row < n_slots / width; row++) {
+        Py_ssize_t n_rows = n_slots / width;
+        for (Py_ssize_t j = 0; j < width && n_rows > 1; j++) /* row 1's offsets (see below) */
+            PREFETCH(&sets.offsets[slots[width + j] < 0 ? 0 : slots[width + j]]);
+        for (Py_ssize_t row = 0; row < n_rows; row++) {
             const int64_t *slot = slots + row * width;
-            if (row_prefixes(sets, slot, width, threshold, flags + row * width, &entries) < 0) {
+            /* the memory two rows on reads, fetched while this row is paired: the next row's sets (its
+             * offsets fetched a row ago) and the offsets of the row after it */
+            for (Py_ssize_t j = 0; row + 1 < n_rows && j < width; j++) {
+                int64_t next = slot[width + j];
+                if (next >= 0)
+                    PREFETCH(&sets.values[sets.offsets[next]]);
+                if (row + 2 < n_rows)
+                    PREFETCH(&sets.offsets[slot[2 * width + j] < 0 ? 0 : slot[2 * width + j]]);
+            }
+            if (row_prefixes(sets, slot, width, threshold, flags + row * width, &entries) < 0 ||
+                ready_table(&table, entries.size) < 0) {
                 Py_CLEAR(out);
                 break;
             }
-            sort_entries(entries.items, entries.size);
-            if (row_pairs(&entries, pair, width))
+            if (row_pairs(&entries, &table, row + 1, pair, width))
                 row_copies(sets, slot, width, threshold, pair, flags + row * width);
         }
     }
     free(entries.items);
+    free(table.slots);
+    free(table.before);
     free(pair);
     PyBuffer_Release(&slots_view);
     PyBuffer_Release(&values_view);

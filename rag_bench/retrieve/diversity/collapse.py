@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 
@@ -35,25 +36,32 @@ class CollapseConfig(DiversityConfig):
 
 
 class ShingleStore:
-    """The shingle sets of every text seen so far in a process: set i of ``number[text]`` = i is
-    ``values[offsets[i]:offsets[i + 1]]`` (``near.shingle_sets``); texts are added in bulk."""
+    """The shingle sets of every text seen so far in a process: set i is ``values[offsets[i]:offsets[i + 1]]``
+    (``near.shingle_sets``); texts are added in bulk. The first texts are shingled as given, set i the i-th
+    (a text given twice has two equal sets, which every rule treats as one: J = 1); the table from text to
+    set is built when a later call needs it."""
 
     def __init__(self) -> None:
         self.number: dict[str, int] = {}
+        self.first: list[str] = []  # the first call's texts, set i the i-th, not yet in ``number``
         self.values, self.offsets = np.zeros(0, np.uint64), np.zeros(1, np.int64)
 
     def numbers(self, texts: list[str]) -> np.ndarray:
         """Each text's set number, the texts not seen before shingled (all of them at once)."""
-        distinct_texts = dict.fromkeys(texts)
-        missing = [t for t in distinct_texts if t not in self.number] if self.number else list(distinct_texts)
+        if len(self.offsets) == 1:  # nothing seen yet
+            self.values, self.offsets = shingle_sets(texts)
+            self.first = texts
+            return np.arange(len(texts), dtype=np.int64)
+        if self.first:
+            self.number.update(zip(self.first, range(len(self.first)), strict=True))
+            self.first = []
+        missing = list({t: None for t in texts if t not in self.number})
         if missing:
             values, offsets = shingle_sets(missing)
-            if self.number:
-                self.offsets = np.r_[self.offsets, offsets[1:] + self.offsets[-1]]
-                self.values = np.concatenate([self.values, values])
-            else:
-                self.values, self.offsets = values, offsets
-            self.number.update(zip(missing, range(len(self.number), len(self.number) + len(missing)), strict=True))
+            count = len(self.offsets) - 1
+            self.offsets = np.r_[self.offsets, offsets[1:] + self.offsets[-1]]
+            self.values = np.concatenate([self.values, values])
+            self.number.update(zip(missing, range(count, count + len(missing)), strict=True))
         return np.fromiter(map(self.number.__getitem__, texts), dtype=np.int64, count=len(texts))
 
 
@@ -70,7 +78,7 @@ class Collapser:
         valid = found.indices >= 0
         used = distinct(found.indices[valid])
         set_of = np.full(len(found.chunks) + 1, -1, dtype=np.int64)  # table index -> its text's set (last: padding)
-        set_of[used] = self.store.numbers([found.chunks[c].text for c in used.tolist()])
+        set_of[used] = self.store.numbers(list(map(attrgetter("text"), map(found.chunks.__getitem__, used.tolist()))))
         copies = copied(set_of[found.indices], self.store.values, self.store.offsets, self.threshold)
         keep = valid & ~copies
         rows, columns = np.nonzero(keep)

@@ -52,7 +52,9 @@ def shingle_sets(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     ``values[offsets[i]:offsets[i + 1]]`` (empty for a text with no word). With the BM25 extension built,
     in one C pass (``_loops.shingle_sets``: each distinct word hashed once, each set sorted there)."""
     if compiled.LOOPS is not None:
-        plain = [t if t.isascii() else " ".join(t.lower().split()) for t in texts]  # Unicode: lowered, spaced
+        plain = list(texts)
+        if not all(map(str.isascii, plain)):  # Unicode: lowered, spaced
+            plain = [t if t.isascii() else " ".join(t.lower().split()) for t in plain]
         try:
             values, offsets = compiled.LOOPS.shingle_sets(plain)
         except UnicodeEncodeError:  # a lone surrogate (no UTF-8): Python splits and hashes the words
