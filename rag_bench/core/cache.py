@@ -168,11 +168,7 @@ def computed_code_version(package: Path) -> str:
 
 
 def _metadata_mtime(entry: str) -> int | None:
-    """The mtime (ns) of an import path's folder if it holds installed packages' metadata, else None.
-
-    A folder without metadata (the working directory, a source folder) changes for other reasons; one
-    that gains a package gains its ``.dist-info`` too, which changes this value.
-    """
+    """An import path's folder's mtime (ns) if it holds packages' metadata (an added package brings some), else None."""
     try:
         with os.scandir(entry or ".") as items:
             if any(item.name.endswith((".dist-info", ".egg-info")) for item in items):
@@ -184,10 +180,9 @@ def _metadata_mtime(entry: str) -> int | None:
 
 def _size_mtime(path: Path) -> tuple[int, int]:
     try:
-        st = path.stat()
+        return (path.stat().st_size, path.stat().st_mtime_ns)
     except OSError:
         return (-1, -1)
-    return (st.st_size, st.st_mtime_ns)
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> None:
