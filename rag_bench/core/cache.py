@@ -146,7 +146,7 @@ def remembered_code_version(package: Path, folder: Path) -> str:
     """
     files = sorted(p for p in package.rglob("*") if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
     stats = [(p.relative_to(package).as_posix(), *_size_mtime(p)) for p in files]
-    paths = [(entry, _metadata_mtime(entry)) for entry in sys.path]
+    paths = [(entry, mtime) for entry in sys.path if (mtime := _metadata_mtime(entry)) is not None]  # not the cwd
     path = folder / digest("code", str(package), stats, paths, sys.version)
     try:
         kept = path.read_text(encoding="ascii")
@@ -155,7 +155,7 @@ def remembered_code_version(package: Path, folder: Path) -> str:
     except (OSError, ValueError):
         pass
     value = computed_code_version(package)
-    newest = max([mtime for _, _, mtime in stats] + [mtime or 0 for _, mtime in paths], default=0)
+    newest = max([mtime for _, _, mtime in stats] + [mtime for _, mtime in paths], default=0)
     if time.time_ns() - newest > RACY_NS:  # a change within the newest mtime's tick could go unseen: not kept
         with contextlib.suppress(OSError):
             write_atomic(path, lambda handle: handle.write(value.encode("ascii")), follow_links=False, durable=False)
