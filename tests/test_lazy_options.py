@@ -1,12 +1,13 @@
 """Options are imported on first use: registering every group imports no option's module, composing imports
 the chosen ones, and the compose cache digests an option's schema without importing it."""
 
+import copy
 import json
 import pickle
 import subprocess
 import sys
 
-from hydra.core.config_store import ConfigStore
+from hydra.core.config_store import ConfigNode, ConfigStore
 
 from rag_bench.chunk.registry import CHUNKERS
 from rag_bench.config.compose_cache import sources_digest
@@ -69,6 +70,7 @@ def test_a_lazy_schema_is_made_once_when_hydra_loads_it_and_equals_the_eager_one
     store_schema("schema/chunker", "fixed", lambda: made.append(1) or FixedConfig, ("rag_bench.chunk.fixed:X",))
     node = ConfigStore.instance().repo["schema"]["chunker"]["fixed.yaml"]
     assert isinstance(node, LazyNode) and not node.made() and made == []
+    assert not copy.deepcopy(node).made() and made == []  # Hydra deep-copies its repositories: nothing made
     first, second = (
         ConfigStore.instance().load("schema/chunker/fixed.yaml"),
         ConfigStore.instance().load("schema/chunker/fixed.yaml"),
@@ -78,6 +80,8 @@ def test_a_lazy_schema_is_made_once_when_hydra_loads_it_and_equals_the_eager_one
     ConfigStore.instance().store(group="schema/chunker", name="eager", node=FixedConfig)
     eager = ConfigStore.instance().load("schema/chunker/eager.yaml").node
     assert pickle.dumps(first.node) == pickle.dumps(eager)
+    sent = pickle.loads(pickle.dumps(node))  # a launcher's pickle of Hydra's state: a plain node, made
+    assert type(sent) is ConfigNode and sent.node == first.node and sent.name == "fixed.yaml"
 
 
 def test_a_schema_from_outside_rag_bench_is_made_when_stored(monkeypatch):

@@ -3,7 +3,7 @@
 Hydra keeps a structured config as a ``ConfigNode`` whose ``node`` is ``OmegaConf.structured(schema)``.
 ``LazyNode`` is such a node that makes its ``node`` on first read, so registering every option of every
 group imports none of them; composing ``chunker=fixed`` imports ``rag_bench.chunk.fixed`` alone. Copies
-of a node (``ConfigStore.load`` copies it shallowly before each use) share what it made.
+(``ConfigStore.load`` copies a node before each use) share what it made; a pickle is a plain node, made.
 
 The compose cache digests every ConfigStore node (``compose_cache.sources_digest``) without making a
 lazy one: ``LazyNode.identity`` is where its schema is made from, in rag-bench's own modules, and the
@@ -13,6 +13,7 @@ as a pickled node did. A schema made from anything else is made when stored, as 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from hydra.core.config_store import ConfigNode, ConfigStore
@@ -25,26 +26,38 @@ class LazyNode(ConfigNode):
     """A ConfigStore entry whose config is ``OmegaConf.structured(make())``, made when first read."""
 
     def __init__(self, name: str, group: str, make: Callable[[], type], identity: tuple[str, ...]) -> None:
-        self._made: dict[str, DictConfig] = {}  # shared with shallow copies: made once
+        self._made: dict[str, DictConfig] = {}  # {"node": the config} once made; shared with shallow copies
         self._make = make
         self.identity = identity
         super().__init__(name=name, node=None, group=group, package=None, provider=None)
 
     @property
     def node(self) -> DictConfig:
-        if "node" not in self.__dict__:
-            if "node" not in self._made:
-                self._made["node"] = OmegaConf.structured(self._make())
-            return self._made["node"]
-        return self.__dict__["node"]
+        if "node" not in self._made:
+            self._made["node"] = OmegaConf.structured(self._make())
+        return self._made["node"]
 
     @node.setter
     def node(self, value: DictConfig | None) -> None:
-        if value is not None:  # a copy's own node (ConfigStore.load deep-copies the made one into it)
-            self.__dict__["node"] = value
+        if value is not None:  # None: ConfigNode's __init__; a value: a copy's own (ConfigStore.load)
+            self._made = {"node": value}
 
     def made(self) -> bool:
-        return "node" in self._made or "node" in self.__dict__
+        return "node" in self._made
+
+    def __copy__(self) -> LazyNode:
+        new = object.__new__(LazyNode)
+        new.__dict__.update(self.__dict__)  # the same holder: what one makes, every copy has
+        return new
+
+    def __deepcopy__(self, memo: dict) -> LazyNode:
+        new = self.__copy__()
+        new._made = copy.deepcopy(self._made, memo)  # unmade stays unmade (Hydra deep-copies its repositories)
+        return new
+
+    def __reduce__(self):
+        """A pickle (a launcher sending Hydra's state to its workers) is a plain ``ConfigNode``, made."""
+        return (ConfigNode, (self.name, self.node, self.group, self.package, self.provider))
 
 
 def store_schema(group: str, name: str, make: Callable[[], type], where: tuple[str, ...] | None) -> None:
