@@ -58,7 +58,8 @@ def test_an_option_named_by_where_it_lives_imports_it_on_first_use():
     from rag_bench.chunk import fixed
 
     assert option.schema is fixed.FixedConfig and option.build is fixed.build and option.mixin is None
-    assert option.where() is None  # imported: its parts are the objects now
+    assert option.where() == ("rag_bench.chunk.fixed:FixedConfig", "rag_bench.chunk.fixed:build")  # as given
+    assert Option(fixed.FixedConfig, fixed.build).where() is None  # given as objects: stored as they are
     assert Option(fixed.FixedConfig, fixed.build).schema_name == "FixedConfig"
 
 

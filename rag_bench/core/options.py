@@ -39,7 +39,7 @@ class Option:
     imported on first use: a run imports the options it uses, not every option of every group.
     """
 
-    __slots__ = ("_parts",)
+    __slots__ = ("_named", "_parts")
 
     def __init__(
         self, schema: type | str, build: Callable[..., Any] | str | None = None, mixin: type | str | None = None
@@ -47,7 +47,8 @@ class Option:
         # schema: a dataclass; its ``key`` field (name, or mode) defaults to the option's name
         # build: (settings, *what the group passes) -> component; None: nothing to build
         # mixin: the option's own settings, for a group whose options combine (retrieval=hybrid)
-        self._parts = [schema, build, mixin]
+        self._named = (schema, build, mixin)  # as given, kept (``where``)
+        self._parts = [schema, build, mixin]  # each imported on first use
 
     def _part(self, index: int) -> Any:
         part = self._parts[index]
@@ -71,12 +72,12 @@ class Option:
     @property
     def schema_name(self) -> str:
         """The schema's class name, without importing it (Hydra's messages name the class)."""
-        part = self._parts[0]
+        part = self._named[0]
         return part.rpartition(":")[2] if isinstance(part, str) else part.__name__
 
     def where(self) -> tuple[str, ...] | None:
-        """Where each part lives (``"module:name"``) while none is imported yet, else None."""
-        named = [p for p in self._parts if p is not None]
+        """Where each part lives (``"module:name"``), imported or not; None when a part was given as an object."""
+        named = [p for p in self._named if p is not None]
         return tuple(named) if all(isinstance(p, str) for p in named) else None
 
 
