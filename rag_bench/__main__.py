@@ -1,5 +1,5 @@
 """``python -m rag_bench`` is the ``rag-bench`` command."""
 
-from rag_bench.entry.cli import main
+from rag_bench.entry.cli import console
 
-main()
+console()

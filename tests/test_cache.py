@@ -61,6 +61,50 @@ def test_the_code_version_follows_every_source_file_and_nothing_else(tmp_path):
     assert cache.code_version() == digest(source_digest(Path(cache.__file__).parents[1]), cache.library_versions())
 
 
+def test_the_remembered_code_version_is_recomputed_when_a_source_or_an_installed_package_changes(tmp_path, monkeypatch):
+    import os
+
+    cache = rag_bench.core.cache
+    package, folder, site = tmp_path / "pkg", tmp_path / "kept", tmp_path / "site"
+    package.mkdir()
+    site.mkdir()
+    (package / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(sys, "path", [str(site)])
+    old = 1_000_000_000_000_000_000  # an mtime long past: the value may be kept
+    os.utime(package / "a.py", ns=(old, old))
+    calls = []
+    monkeypatch.setattr(cache, "library_versions", lambda: calls.append(1) or {"numpy": "1.0"})
+    first = cache.remembered_code_version(package, folder)
+    assert first == digest(source_digest(package), {"numpy": "1.0"}) and len(calls) == 1
+    assert cache.remembered_code_version(package, folder) == first and len(calls) == 1  # read back, not computed
+    (package / "a.py").write_text("x = 2\n")  # an edited source: computed again, and differs
+    os.utime(package / "a.py", ns=(old + 1, old + 1))
+    second = cache.remembered_code_version(package, folder)
+    assert second != first and len(calls) == 2
+    for version, change in (("2.0", "installed"), ("2.1", "upgraded")):
+        monkeypatch.setattr(cache, "library_versions", lambda v=version: calls.append(1) or {"numpy": v})
+        if change == "installed":  # the import path gains a package's metadata
+            (site / "numpy-2.0.dist-info").mkdir()
+        else:  # replaced: the folder's mtime moves
+            (site / "numpy-2.0.dist-info").rename(site / "numpy-2.1.dist-info")
+            os.utime(site, ns=(old + 2, old + 2))
+        now = cache.remembered_code_version(package, folder)
+        assert now == digest(source_digest(package), {"numpy": version}), change
+    assert len(calls) == 4
+    kept = next(p for p in folder.iterdir() if p.read_text() == now)
+    kept.write_text("torn")
+    assert cache.remembered_code_version(package, folder) == now and len(calls) == 5  # a torn entry: computed
+
+
+def test_a_source_edited_just_now_is_not_remembered(tmp_path, monkeypatch):
+    cache = rag_bench.core.cache
+    package, folder = tmp_path / "pkg", tmp_path / "kept"
+    package.mkdir()
+    (package / "a.py").write_text("x = 1\n")  # mtime now: within a timestamp tick, an edit could go unseen
+    assert cache.remembered_code_version(package, folder) == cache.computed_code_version(package)
+    assert not folder.exists()
+
+
 def test_digest_separates_parts():
     assert digest("ab", "c") != digest("a", "bc")
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import fields, replace
 from pathlib import Path
 
-from rag_bench.chunk import cluster, fixed, given, langchain, recursive, semantic, sentence
 from rag_bench.chunk.base import Chunker
 from rag_bench.chunk.contexts import FIX as CONTEXTS_FIX
 from rag_bench.chunk.contexts import file_hash, read_contexts
@@ -32,13 +31,13 @@ CHUNKERS = ChunkerOptions(
     "chunker",
     default="recursive",
     options={
-        "fixed": Option(fixed.FixedConfig, fixed.build),
-        "recursive": Option(recursive.RecursiveConfig, recursive.build),
-        "langchain": Option(langchain.LangChainConfig, langchain.build),
-        "sentence": Option(sentence.SentenceConfig, sentence.build),
-        "semantic": Option(semantic.SemanticConfig, semantic.build),
-        "cluster": Option(cluster.ClusterConfig, cluster.build),
-        "given": Option(given.GivenConfig, given.build),
+        "fixed": Option("rag_bench.chunk.fixed:FixedConfig", "rag_bench.chunk.fixed:build"),
+        "recursive": Option("rag_bench.chunk.recursive:RecursiveConfig", "rag_bench.chunk.recursive:build"),
+        "langchain": Option("rag_bench.chunk.langchain:LangChainConfig", "rag_bench.chunk.langchain:build"),
+        "sentence": Option("rag_bench.chunk.sentence:SentenceConfig", "rag_bench.chunk.sentence:build"),
+        "semantic": Option("rag_bench.chunk.semantic:SemanticConfig", "rag_bench.chunk.semantic:build"),
+        "cluster": Option("rag_bench.chunk.cluster:ClusterConfig", "rag_bench.chunk.cluster:build"),
+        "given": Option("rag_bench.chunk.given:GivenConfig", "rag_bench.chunk.given:build"),
     },
 )
 

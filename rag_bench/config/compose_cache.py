@@ -13,7 +13,8 @@ goes through ``CachedComposer``, which keeps each composed config in the cache (
                  config name, overrides, run mode and flags, sources digest)
 
 where the sources digest covers every file below each folder or package source (relative path and
-content) and every ConfigStore node (pickled: values, types and flags). A hit whose ``env_copy``
+content) and every ConfigStore node (pickled: values, types and flags; an option's schema not yet
+imported by where it lives and rag-bench's ``code_version``, ``lazy_store.py``). A hit whose ``env_copy``
 values differ from the environment's is composed again. What a config resolved while it was
 composed is dropped on a hit (its resolver cache: ``${now:...}`` in the default output folders), so
 it is resolved again when first read, as in a fresh composition, not at the time the entry was kept.
@@ -55,7 +56,8 @@ from hydra.core.utils import JobRuntime
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from rag_bench.core.cache import DiskCache, cache_root, digest
+from rag_bench.config.lazy_store import LazyNode
+from rag_bench.core.cache import DiskCache, cache_root, code_version, digest
 
 NAMESPACE = "composed"
 SEARCHPATH = "hydra.searchpath"
@@ -273,11 +275,13 @@ def _tree(h: Any, folder: Any, prefix: str = "") -> None:
 
 
 def _store(h: Any, repo: dict, prefix: str = "") -> None:
-    """Every ConfigStore node by path: name, group, package, provider and the node itself, pickled."""
+    """Every ConfigStore node by path: name, group, package, provider and the node itself, pickled; a lazy
+    option schema (``lazy_store.LazyNode``) by where it is made from and rag-bench's sources, unmade."""
     for name in sorted(repo):
         entry = repo[name]
         if isinstance(entry, dict):
             _store(h, entry, f"{prefix}{name}/")
         else:
             h.update(f"{prefix}{name}\0".encode())
-            h.update(pickle.dumps((entry.name, entry.group, entry.package, entry.provider, entry.node)))
+            node = ("lazy", entry.identity, code_version()) if isinstance(entry, LazyNode) else entry.node
+            h.update(pickle.dumps((entry.name, entry.group, entry.package, entry.provider, node)))

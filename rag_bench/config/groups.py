@@ -29,12 +29,12 @@ RUN_GROUPS: tuple[Options, ...] = (*STAGE_GROUPS, VECTOR_INDEXES)
 
 
 def register_groups(groups: Iterable[Options]) -> None:
-    """Store each group's option schemas in Hydra's ConfigStore."""
-    from hydra.core.config_store import ConfigStore
+    """Store each group's option schemas in Hydra's ConfigStore, each imported when a composition loads it."""
+    from rag_bench.config.lazy_store import store_schema
 
-    store = ConfigStore.instance()
     for group in groups:
-        group.store(store)
+        for name, make, where in group.schemas():
+            store_schema(f"schema/{group.path}", name, make, where)
 
 
 def check_choices(settings: object, groups: Iterable[Options] = STAGE_GROUPS) -> None:

@@ -10,11 +10,13 @@ recomputed.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import logging
 import os
 import pickle
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -121,7 +123,7 @@ def library_versions(names: tuple[str, ...] = COMPUTING) -> dict[str, str | None
 @functools.cache
 def code_version() -> str:
     """``source_digest`` of rag-bench itself with the versions of the packages that compute its numbers
-    (``COMPUTING``), once per process (about 30 ms: 10 ms of sources, 20 ms of package metadata).
+    (``COMPUTING``), once per process, remembered across processes (``remembered_code_version``).
 
     What ``get_or_compute`` pickles (chunks, candidate lists) is what this code computed, in this
     code's classes, so its keys include this digest: an edited or upgraded rag-bench, or another
@@ -130,7 +132,57 @@ def code_version() -> str:
     rerank scores and API answers depend only on their inputs and model, and are kept (the local
     model's vectors are named by its runtime's versions too, ``embed/local.py``).
     """
-    return digest(source_digest(Path(__file__).parents[1]), library_versions())
+    return remembered_code_version(Path(__file__).parents[1], default_cache_dir() / "code")
+
+
+def remembered_code_version(package: Path, folder: Path) -> str:
+    """``digest(source_digest(package), library_versions())``, kept in ``folder`` under what it is made of.
+
+    Computing it reads every source and the metadata of every installed package (30-90 ms a process);
+    the kept value is named by what changes when either does: each source file's (path, size, mtime_ns)
+    and, for each import path holding packages' metadata, its folder's mtime_ns, which moves when a
+    package is installed, upgraded or removed there (``_metadata_mtime``). A folder that cannot be
+    written only means computing it again next time.
+    """
+    files = sorted(p for p in package.rglob("*") if p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
+    stats = [(p.relative_to(package).as_posix(), *_size_mtime(p)) for p in files]
+    paths = [(entry, mtime) for entry in sys.path if (mtime := _metadata_mtime(entry)) is not None]  # not the cwd
+    path = folder / digest("code", str(package), stats, paths, sys.version)
+    try:
+        kept = path.read_text(encoding="ascii")
+        if len(kept) == 64 and all(c in "0123456789abcdef" for c in kept):  # not a torn write
+            return kept
+    except (OSError, ValueError):
+        pass
+    value = computed_code_version(package)
+    newest = max([mtime for _, _, mtime in stats] + [mtime for _, mtime in paths], default=0)
+    if time.time_ns() - newest > RACY_NS:  # a change within the newest mtime's tick could go unseen: not kept
+        with contextlib.suppress(OSError):
+            write_atomic(path, lambda handle: handle.write(value.encode("ascii")), follow_links=False, durable=False)
+    return value
+
+
+def computed_code_version(package: Path) -> str:
+    """What ``code_version`` stands for: the package's ``source_digest`` and ``library_versions()``."""
+    return digest(source_digest(package), library_versions())
+
+
+def _metadata_mtime(entry: str) -> int | None:
+    """An import path's folder's mtime (ns) if it holds packages' metadata (an added package brings some), else None."""
+    try:
+        with os.scandir(entry or ".") as items:
+            if any(item.name.endswith((".dist-info", ".egg-info")) for item in items):
+                return os.stat(entry or ".").st_mtime_ns
+    except OSError:
+        pass
+    return None
+
+
+def _size_mtime(path: Path) -> tuple[int, int]:
+    try:
+        return (path.stat().st_size, path.stat().st_mtime_ns)
+    except OSError:
+        return (-1, -1)
 
 
 def atomic_write(path: Path, write: Callable[[BinaryIO], object], follow_links: bool = True) -> None:

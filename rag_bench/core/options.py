@@ -6,12 +6,15 @@ that builds it, whose name field's default is the option's name) and its builder
 ``Options``: {name: Option} with what the group shares (its key, the field that names the option, its
 default, where Hydra stores its schemas), and the operations every group shares:
 
-    CHUNKERS = Options("chunker", default="recursive", options={"fixed": Option(FixedConfig, fixed.build), ...})
+    fixed = Option("rag_bench.chunk.fixed:FixedConfig", "rag_bench.chunk.fixed:build")  # imported on first use
+    CHUNKERS = Options("chunker", default="recursive", options={"fixed": fixed, ...})
     CHUNKERS.settings("fixed", size=400)   # FixedConfig(size=400), checked; an unknown key is a ConfigError
     CHUNKERS.build(cfg, tools)             # the builder of the option cfg names: fixed.build(cfg, tools)
-    CHUNKERS.store(ConfigStore.instance())  # each schema as schema/chunker/<name>, which the YAML files extend
+    CHUNKERS.schemas()                     # each schema, imported when Hydra loads schema/chunker/<name>
 
 Adding an option is one module (schema and builder), one entry in its group's registry, and one YAML file.
+A registry names its options' parts by where they live (``"module:name"``), so a run imports the modules of
+the options it uses and no other (``python -X importtime -m rag_bench`` shows it).
 A group whose building has one more step for every option (caching, a file every option reads) subclasses
 ``Options`` and extends ``build``.
 """
@@ -19,7 +22,8 @@ A group whose building has one more step for every option (caching, a file every
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, fields
+from dataclasses import fields
+from importlib import import_module
 from typing import Any
 
 from omegaconf import MISSING
@@ -28,13 +32,53 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.limits import check_numbers
 
 
-@dataclass(frozen=True)
 class Option:
-    """One option of a config group: its settings schema and what builds it from those settings."""
+    """One option of a config group: its settings schema and what builds it from those settings.
 
-    schema: type  # a dataclass; its ``key`` field (name, or mode) defaults to the option's name
-    build: Callable[..., Any] | None = None  # (settings, *what the group passes) -> component; None: nothing to build
-    mixin: type | None = None  # the option's own settings, for a group whose options combine (retrieval=hybrid)
+    Each part is the object itself or where it lives, ``"module:name"`` (``"rag_bench.chunk.fixed:build"``),
+    imported on first use: a run imports the options it uses, not every option of every group.
+    """
+
+    __slots__ = ("_named", "_parts")
+
+    def __init__(
+        self, schema: type | str, build: Callable[..., Any] | str | None = None, mixin: type | str | None = None
+    ) -> None:
+        # schema: a dataclass; its ``key`` field (name, or mode) defaults to the option's name
+        # build: (settings, *what the group passes) -> component; None: nothing to build
+        # mixin: the option's own settings, for a group whose options combine (retrieval=hybrid)
+        self._named = (schema, build, mixin)  # as given, kept (``where``)
+        self._parts = [schema, build, mixin]  # each imported on first use
+
+    def _part(self, index: int) -> Any:
+        part = self._parts[index]
+        if isinstance(part, str):
+            module, _, name = part.partition(":")
+            part = self._parts[index] = getattr(import_module(module), name)
+        return part
+
+    @property
+    def schema(self) -> type:
+        return self._part(0)
+
+    @property
+    def build(self) -> Callable[..., Any] | None:
+        return self._part(1)
+
+    @property
+    def mixin(self) -> type | None:
+        return self._part(2)
+
+    @property
+    def schema_name(self) -> str:
+        """The schema's class name, without importing it (Hydra's messages name the class)."""
+        part = self._named[0]
+        return part.rpartition(":")[2] if isinstance(part, str) else part.__name__
+
+    def where(self) -> tuple[str, ...] | None:
+        """Where each part lives (``"module:name"``), imported or not; None when a part was given as an object."""
+        named = [p for p in self._named if p is not None]
+        return tuple(named) if all(isinstance(p, str) for p in named) else None
 
 
 class Options(MutableMapping[str, Option]):
@@ -108,10 +152,18 @@ class Options(MutableMapping[str, Option]):
         build = self[self.name_of(settings)].build
         return None if build is None else build(settings, *context)
 
-    def store(self, store) -> None:
-        """Register every option's schema in Hydra's ConfigStore as ``schema/<path>/<name>``."""
+    def schemas(self) -> Iterator[tuple[str, Callable[[], type], tuple[str, ...] | None]]:
+        """For each option, importing none: its name, a function that returns its schema, and where that
+        schema is made from (``Option.where``; a derived option: every own option's), or None when a part is
+        an object already. ``config/groups.py`` stores them in Hydra's ConfigStore as ``schema/<path>/<name>``."""
+        own = {name: option.where() for name, option in self._options.items()}
         for name in self:
-            store.store(group=f"schema/{self.path}", name=name, node=self[name].schema)
+            if name in self._options:
+                where = own[name]
+            else:  # a derived option's schema is made from the others' (retrieval=hybrid)
+                named = all(w is not None for w in own.values())
+                where = ("derived", self.group, name, *(p for w in own.values() for p in w)) if named else None
+            yield name, lambda name=name: self[name].schema, where
 
     def check_choice(self, settings: object) -> None:
         """A ConfigError unless ``settings``' name field is its option's own.
@@ -135,7 +187,7 @@ class Options(MutableMapping[str, Option]):
 
     def option_of_schema(self, schema_name: str) -> str | None:
         """The option whose schema class is called ``schema_name`` (Hydra's messages name the class)."""
-        return next((name for name in self if self[name].schema.__name__ == schema_name), None)
+        return next((name for name in self if self[name].schema_name == schema_name), None)
 
 
 def fill_defaults(settings: object, groups: Iterable[Options]) -> None:

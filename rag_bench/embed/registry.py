@@ -10,7 +10,6 @@ prefixes (``prefixes.py``), which the group's ``build`` applies.
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.embed import cohere, fake, local, onnx, openai, tei, voyage
 from rag_bench.embed.prefixes import with_prefixes
 
 
@@ -25,12 +24,12 @@ EMBEDDERS = EmbedderOptions(
     "embedder",
     default="local",
     options={
-        "local": Option(local.LocalConfig, local.build),
-        "onnx": Option(onnx.OnnxConfig, onnx.build),
-        "openai": Option(openai.OpenAIEmbedderConfig, openai.build),
-        "cohere": Option(cohere.CohereEmbedderConfig, cohere.build),
-        "tei": Option(tei.TeiEmbedderConfig, tei.build),
-        "voyage": Option(voyage.VoyageConfig, voyage.build),
-        "fake": Option(fake.FakeConfig, fake.build),
+        "local": Option("rag_bench.embed.local:LocalConfig", "rag_bench.embed.local:build"),
+        "onnx": Option("rag_bench.embed.onnx:OnnxConfig", "rag_bench.embed.onnx:build"),
+        "openai": Option("rag_bench.embed.openai:OpenAIEmbedderConfig", "rag_bench.embed.openai:build"),
+        "cohere": Option("rag_bench.embed.cohere:CohereEmbedderConfig", "rag_bench.embed.cohere:build"),
+        "tei": Option("rag_bench.embed.tei:TeiEmbedderConfig", "rag_bench.embed.tei:build"),
+        "voyage": Option("rag_bench.embed.voyage:VoyageConfig", "rag_bench.embed.voyage:build"),
+        "fake": Option("rag_bench.embed.fake:FakeConfig", "rag_bench.embed.fake:build"),
     },
 )

@@ -7,16 +7,17 @@ Adding a generator: a module with its settings dataclass (derived from ``base.Ge
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.generate import anthropic, extractive, openai, replay
 
 GENERATORS = Options(
     "generator",
     default="extractive",
     path="generate/generator",
     options={
-        "extractive": Option(extractive.ExtractiveConfig, extractive.build),
-        "replay": Option(replay.ReplayConfig, replay.build),
-        "anthropic": Option(anthropic.AnthropicGeneratorConfig, anthropic.build),
-        "openai": Option(openai.OpenAIGeneratorConfig, openai.build),
+        "extractive": Option("rag_bench.generate.extractive:ExtractiveConfig", "rag_bench.generate.extractive:build"),
+        "replay": Option("rag_bench.generate.replay:ReplayConfig", "rag_bench.generate.replay:build"),
+        "anthropic": Option(
+            "rag_bench.generate.anthropic:AnthropicGeneratorConfig", "rag_bench.generate.anthropic:build"
+        ),
+        "openai": Option("rag_bench.generate.openai:OpenAIGeneratorConfig", "rag_bench.generate.openai:build"),
     },
 )

@@ -8,17 +8,17 @@ and ``build(cfg, vectors, context) -> VectorIndex``, one entry here, and
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.index import chroma, dense, hnsw
-from rag_bench.index.postgres import pgvector
 
 # VECTOR_INDEXES.build(cfg, vectors, context): the index cfg describes, over vectors (n_chunks, dim) unit rows
 VECTOR_INDEXES = Options(
     "retrieval.index",
     default="exact",
     options={
-        "exact": Option(dense.ExactIndexConfig, dense.build),
-        "hnsw": Option(hnsw.HNSWConfig, hnsw.build),
-        "pgvector": Option(pgvector.PgvectorConfig, pgvector.build),
-        "chroma": Option(chroma.ChromaConfig, chroma.build),
+        "exact": Option("rag_bench.index.dense:ExactIndexConfig", "rag_bench.index.dense:build"),
+        "hnsw": Option("rag_bench.index.hnsw:HNSWConfig", "rag_bench.index.hnsw:build"),
+        "pgvector": Option(
+            "rag_bench.index.postgres.pgvector:PgvectorConfig", "rag_bench.index.postgres.pgvector:build"
+        ),
+        "chroma": Option("rag_bench.index.chroma:ChromaConfig", "rag_bench.index.chroma:build"),
     },
 )

@@ -11,7 +11,6 @@ Adding a reranker: a module with its settings dataclass (derived from ``base.Cut
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.rerank import cohere, fake, jina, maxsim, onnx, tei, voyage
 from rag_bench.rerank.base import NoRerankerConfig
 
 RERANKERS = Options(
@@ -19,12 +18,12 @@ RERANKERS = Options(
     default="none",
     options={
         "none": Option(NoRerankerConfig),
-        "voyage": Option(voyage.VoyageRerankerConfig, voyage.build),
-        "cohere": Option(cohere.CohereRerankerConfig, cohere.build),
-        "jina": Option(jina.JinaRerankerConfig, jina.build),
-        "tei": Option(tei.TeiRerankerConfig, tei.build),
-        "onnx": Option(onnx.OnnxRerankerConfig, onnx.build),
-        "maxsim": Option(maxsim.MaxSimConfig, maxsim.build),
-        "fake": Option(fake.FakeRerankerConfig, fake.build),
+        "voyage": Option("rag_bench.rerank.voyage:VoyageRerankerConfig", "rag_bench.rerank.voyage:build"),
+        "cohere": Option("rag_bench.rerank.cohere:CohereRerankerConfig", "rag_bench.rerank.cohere:build"),
+        "jina": Option("rag_bench.rerank.jina:JinaRerankerConfig", "rag_bench.rerank.jina:build"),
+        "tei": Option("rag_bench.rerank.tei:TeiRerankerConfig", "rag_bench.rerank.tei:build"),
+        "onnx": Option("rag_bench.rerank.onnx:OnnxRerankerConfig", "rag_bench.rerank.onnx:build"),
+        "maxsim": Option("rag_bench.rerank.maxsim:MaxSimConfig", "rag_bench.rerank.maxsim:build"),
+        "fake": Option("rag_bench.rerank.fake:FakeRerankerConfig", "rag_bench.rerank.fake:build"),
     },
 )

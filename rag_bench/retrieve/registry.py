@@ -16,10 +16,8 @@ from dataclasses import field, fields, make_dataclass
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.options import Option, Options
-from rag_bench.retrieve import bm25, dense
 from rag_bench.retrieve.base import RetrievalConfig, Retriever
 from rag_bench.retrieve.cached import cached
-from rag_bench.retrieve.external import function, langchain, runfile, service
 from rag_bench.retrieve.filtering import with_filter_mode
 from rag_bench.retrieve.fusion.methods import Fusion
 from rag_bench.retrieve.fusion.retriever import FusionRetriever, FusionSettings
@@ -77,17 +75,20 @@ def hybrid(retrievers: Options) -> Option:
     return Option(hybrid_schema(retrievers), build)
 
 
+_R, _X = "rag_bench.retrieve", "rag_bench.retrieve.external"  # where the retrievers' modules live
 RETRIEVERS = RetrieverOptions(
     "retrieval",
     key="mode",
     default="hybrid",
     options={
-        "bm25": Option(bm25.BM25Config, bm25.build, bm25.BM25Settings),
-        "dense": Option(dense.DenseConfig, dense.build, dense.DenseSettings),
-        "external": Option(runfile.ExternalConfig, runfile.build, runfile.ExternalSettings),
-        "http": Option(service.HttpConfig, service.build, service.HttpSettings),
-        "python": Option(function.PythonConfig, function.build, function.TargetSettings),
-        "langchain": Option(langchain.LangChainConfig, langchain.build, function.TargetSettings),
+        "bm25": Option(f"{_R}.bm25:BM25Config", f"{_R}.bm25:build", f"{_R}.bm25:BM25Settings"),
+        "dense": Option(f"{_R}.dense:DenseConfig", f"{_R}.dense:build", f"{_R}.dense:DenseSettings"),
+        "external": Option(f"{_X}.runfile:ExternalConfig", f"{_X}.runfile:build", f"{_X}.runfile:ExternalSettings"),
+        "http": Option(f"{_X}.service:HttpConfig", f"{_X}.service:build", f"{_X}.service:HttpSettings"),
+        "python": Option(f"{_X}.function:PythonConfig", f"{_X}.function:build", f"{_X}.function:TargetSettings"),
+        "langchain": Option(
+            f"{_X}.langchain:LangChainConfig", f"{_X}.langchain:build", f"{_X}.function:TargetSettings"
+        ),
     },
     derived={"hybrid": hybrid},
 )

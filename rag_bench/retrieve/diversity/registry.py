@@ -9,7 +9,6 @@ settings dataclass (derived from ``base.DiversityConfig``) and builder, one entr
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.retrieve.diversity import collapse, mmr
 from rag_bench.retrieve.diversity.base import NoDiversityConfig
 
 DIVERSIFIERS = Options(
@@ -17,7 +16,9 @@ DIVERSIFIERS = Options(
     default="none",
     options={
         "none": Option(NoDiversityConfig),
-        "mmr": Option(mmr.MMRConfig, mmr.build),
-        "collapse": Option(collapse.CollapseConfig, collapse.build),
+        "mmr": Option("rag_bench.retrieve.diversity.mmr:MMRConfig", "rag_bench.retrieve.diversity.mmr:build"),
+        "collapse": Option(
+            "rag_bench.retrieve.diversity.collapse:CollapseConfig", "rag_bench.retrieve.diversity.collapse:build"
+        ),
     },
 )

@@ -8,7 +8,6 @@ dataclass (derived from ``base.ExpandConfig``) and builder, one entry here, and 
 from __future__ import annotations
 
 from rag_bench.core.options import Option, Options
-from rag_bench.retrieve.expand import merge, parent, window
 from rag_bench.retrieve.expand.base import NoExpandConfig
 
 EXPANDERS = Options(
@@ -16,8 +15,8 @@ EXPANDERS = Options(
     default="none",
     options={
         "none": Option(NoExpandConfig),
-        "parent": Option(parent.ParentConfig, parent.build),
-        "window": Option(window.WindowConfig, window.build),
-        "merge": Option(merge.MergeConfig, merge.build),
+        "parent": Option("rag_bench.retrieve.expand.parent:ParentConfig", "rag_bench.retrieve.expand.parent:build"),
+        "window": Option("rag_bench.retrieve.expand.window:WindowConfig", "rag_bench.retrieve.expand.window:build"),
+        "merge": Option("rag_bench.retrieve.expand.merge:MergeConfig", "rag_bench.retrieve.expand.merge:build"),
     },
 )
