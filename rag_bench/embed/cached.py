@@ -105,7 +105,7 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
             mine = store.claims.take(pending, CLAIM_EVERY)
             if mine:
                 try:
-                    known = store.refresh()  # committed by a holder that released these keys just now
+                    known = store.refresh(store.claims.quiet)  # committed by a holder that released them just now
                     batch = [k for k in mine if k not in known]
                     for start in range(0, len(batch), COMMIT_EVERY):
                         part = batch[start : start + COMMIT_EVERY]
@@ -146,7 +146,7 @@ def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 mine = store.claims.take(pending, embedder.batch_size)
                 if not mine:
                     break
-                known = store.refresh()  # committed by a holder that released these keys just now
+                known = store.refresh(store.claims.quiet)  # committed by a holder that released them just now
                 batch = [k for k in mine if k not in known]
                 future = embedder.submit([pending[k] for k in batch], input_type) if batch else None
                 for key in mine:

@@ -132,12 +132,15 @@ class VectorStore:
             self._scanned = True
         return self._where
 
-    def refresh(self) -> Container[bytes]:
+    def refresh(self, quiet: bool = False) -> Container[bytes]:
         """The keys cached now, batches written since by other stores included (the vectors too, once loaded).
 
         Only the cache's sub-folders whose mtime moved are read again (``DiskCache.keys``), so a refresh
-        before every batch costs a ``stat`` per sub-folder, not a listing of every batch so far.
+        before every batch costs a ``stat`` per sub-folder, not a listing of every batch so far. ``quiet``
+        (the claims' word that no other store can have committed since the last look): no look at all.
         """
+        if quiet and (self._known is not None or self._scanned):
+            return self._known if self._known is not None else self._where
         return self.known(refresh=True) if self._known is not None else self.index(refresh=True)
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
