@@ -169,35 +169,35 @@ class VectorStore:
             self._held.add(entry)
 
     def _write_entry(self, path: Path, parts: list) -> None:
-        """Create ``path`` whole or not at all, as ``write_atomic(durable=False)`` does, in fewer system calls (a
-        new temporary file, one ``writev``, a rename; the sub-folder made when missing): no fsync per batch, for a batch
-        a power cut tears fails its checksum and is embedded again."""
+        """Create ``path`` whole or not at all, as ``write_atomic(durable=False)`` does, in fewer system calls
+        (a new temporary file, one ``writev``, a rename; the sub-folder made when missing): no fsync per
+        batch, for a batch a power cut tears fails its checksum and is embedded again."""
         tmp = path.with_name(f"{TEMP_PREFIX}{path.name}-{secrets.token_hex(6)}")
+        flags, views = os.O_WRONLY | os.O_CREAT | os.O_EXCL, [memoryview(part).cast("B") for part in parts]
         try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
             try:
                 fd = os.open(tmp, flags, 0o666)
             except FileNotFoundError:  # the sub-folder's first entry
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd = os.open(tmp, flags, 0o666)
             try:
-                views = [memoryview(part).cast("B") for part in parts]
                 while views:  # a regular file takes the whole write but on a fault (full disk: raised)
                     done = os.writev(fd, views)
                     while views and done >= len(views[0]):
                         done -= len(views.pop(0))
-                    if views:
-                        views[0] = views[0][done:]
+                    views[:1] = [views[0][done:]] if views else []
             finally:
                 os.close(fd)
             os.replace(tmp, path)
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise naming(exc, path) from exc
+        except BaseException as exc:  # a fault, or Ctrl-C: no temporary file left
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if isinstance(exc, OSError):
+                raise naming(exc, path) from exc
+            raise
 
     def _noted(self) -> dict[bytes, tuple[str, int]]:
-        """The index with the entries committed since it was last read brought in (a fresh corpus's commits are
-        never indexed when nothing reads the index: about 1 us a text, most of it the collector's)."""
+        """The index, with the entries committed since it was last read (about 1 us a text, paid when read)."""
         for entry, keys in self._unnoted:
             self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
             self._note(entry, keys)
