@@ -11,6 +11,7 @@ import pytest
 
 import rag_bench.core.cache
 from rag_bench.core.cache import DiskCache, digest, source_digest
+from rag_bench.core.files import is_write_fault
 from rag_bench.embed.cached import COMMIT_EVERY, EMBED_EVERY, embed_cached
 from rag_bench.embed.store import VectorStore, text_key
 from rag_bench.testing import FakeEmbedder
@@ -353,3 +354,19 @@ def test_a_matrix_is_checksummed_once_per_process_and_file_but_a_change_is_caugh
     path.write_bytes(bytes(blob))
     assert matrix_file.read_matrix(path, len(texts)) is matrix_file.DAMAGED
     assert not any(identity[0] == str(path) for identity in matrix_file.VERIFIED)
+
+
+def test_a_batch_that_cannot_be_written_names_its_file_and_leaves_no_temporary_file(tmp_path):
+    store = VectorStore(DiskCache(tmp_path), "fake/hash-4", 4, "document")
+    keys = [text_key("a"), text_key("b")]
+    entry = hashlib.sha256(b"".join(keys)).hexdigest()
+    path = store.cache.path(store.namespace, entry)
+    path.parent.parent.mkdir(parents=True)
+    path.parent.write_text("a file where the sub-folder goes")
+    with pytest.raises(OSError) as caught:
+        store.commit(keys, np.ones((2, 4), np.float32))
+    assert caught.value.filename == str(path) and is_write_fault(caught.value)
+    path.parent.unlink()
+    store.commit(keys, np.ones((2, 4), np.float32))  # the sub-folder made on its first entry
+    assert [p.name for p in path.parent.iterdir()] == [entry]  # whole, and no temporary file beside it
+    assert store.cache.get(store.namespace, entry)[8 + 64 :] == np.ones((2, 4), np.float32).tobytes()

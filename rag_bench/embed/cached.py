@@ -87,26 +87,28 @@ def _embed_mapped(
             return mapped, EmbedStats(embedded=embedded, cache_hits=len(set(keys)) - embedded)
 
 
-def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
-    """Embed the ``(key, text)`` pairs of ``todo`` that no other process holds, ``COMMIT_EVERY`` per commit
-    (claimed ``CLAIM_EVERY`` at a time with one lease, so the claim and the look at the cache are paid once
-    per lease; the embedder is called ``EMBED_EVERY`` texts at a time, so its vectors are those of any other
-    batching).
+def _embed(embedder: Embedder, store: VectorStore, todo: dict[bytes, str], input_type: str, label: str) -> int:
+    """Embed the texts of ``todo`` (by key; emptied as they are cached) that no other process holds,
+    ``COMMIT_EVERY`` per commit (claimed ``CLAIM_EVERY`` at a time with one lease, so the claim and the look
+    at the cache are paid once per lease; the embedder is called ``EMBED_EVERY`` texts at a time, so its
+    vectors are those of any other batching).
 
     Returns once every key of ``todo`` is in the store: embedded here (the count returned) or by
     another process, whose claimed texts are waited for (and taken over if it dies).
     """
     if hasattr(embedder, "submit") and hasattr(embedder, "in_flight"):
         return _embed_pipelined(embedder, store, todo, input_type, label)
-    pending = dict(todo)
+    pending, done, arrived = todo, 0, store.arrived
     sent, wait = 0, POLL_S[0]
     with progress(len(todo), label, "text") as bar:
         while pending:
             mine = store.claims.take(pending, CLAIM_EVERY)
             if mine:
                 try:
-                    known = store.refresh()  # committed by a holder that released these keys just now
-                    batch = [k for k in mine if k not in known]
+                    batch = mine  # quiet claims, and no other store's batch seen since ``todo`` was made: all new
+                    if not store.claims.quiet or store.arrived != arrived:
+                        known = store.refresh()  # committed by a holder that released them just now
+                        batch = [k for k in mine if k not in known]
                     for start in range(0, len(batch), COMMIT_EVERY):
                         part = batch[start : start + COMMIT_EVERY]
                         store.commit(part, _embed_part(embedder, [pending[k] for k in part], input_type))
@@ -117,6 +119,9 @@ def _embed(embedder: Embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                     store.claims.release(mine)
                 for key in mine:
                     del pending[key]
+                done += len(mine)
+                if done > len(pending):  # a dict is walked from its first slot, deleted ones too: compact it
+                    pending, done = dict(pending), 0
                 bar.update(len(mine) - len(batch))
                 wait = POLL_S[0]
                 continue
@@ -130,14 +135,14 @@ def _embed_part(embedder: Embedder, texts: list[str], input_type: str) -> np.nda
     return calls[0] if len(calls) == 1 else np.concatenate(calls)
 
 
-def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]], input_type: str, label: str) -> int:
+def _embed_pipelined(embedder, store: VectorStore, todo: dict[bytes, str], input_type: str, label: str) -> int:
     """``_embed`` for an embedder with ``submit``: up to ``embedder.in_flight`` texts submitted at once,
     ``embedder.batch_size`` per commit, each batch committed when it comes back (the oldest first).
 
     When a batch fails, the batches already in flight are still committed as they finish, then the
     error is raised: what was paid for is kept.
     """
-    pending = dict(todo)
+    pending = todo
     flying: deque[tuple[list[bytes], list[bytes], Future | None]] = deque()  # (claimed, sent, its vectors)
     sent, wait, failure = 0, POLL_S[0], None
     with progress(len(todo), label, "text") as bar:
@@ -146,7 +151,7 @@ def _embed_pipelined(embedder, store: VectorStore, todo: list[tuple[bytes, str]]
                 mine = store.claims.take(pending, embedder.batch_size)
                 if not mine:
                     break
-                known = store.refresh()  # committed by a holder that released these keys just now
+                known = store.refresh(store.claims.quiet)  # committed by a holder that released them just now
                 batch = [k for k in mine if k not in known]
                 future = embedder.submit([pending[k] for k in batch], input_type) if batch else None
                 for key in mine:
@@ -188,15 +193,18 @@ def _await_others(store: VectorStore, pending: dict[bytes, str], bar, wait: floa
     return min(wait * 2, POLL_S[1])
 
 
-def _missing(view, keys: list[bytes], texts: Sequence[str]) -> list[tuple[bytes, str]]:
-    """``(key, text)`` of each distinct text not in the store's ``view`` (``known`` or ``index``), in first-seen
-    order; when some are missing, the view is refreshed (another store may have embedded them meanwhile)."""
+def _missing(view, keys: list[bytes], texts: Sequence[str]) -> dict[bytes, str]:
+    """The text of each distinct key not in the store's ``view`` (``known`` or ``index``), in first-seen order;
+    when some are missing, the view is refreshed (another store may have embedded them meanwhile)."""
     known = view()
-    missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
+    if known:
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if key not in known}
+    else:  # a fresh cache: every text (a repeated key keeps its first place; its text is the same)
+        missing = dict(zip(keys, texts, strict=True))
     if not missing:
-        return []
+        return {}
     seen = len(known)
     known = view(refresh=True)
     if len(known) == seen:  # nothing new: no key of ``missing`` arrived
-        return list(missing.items())
-    return [(key, text) for key, text in missing.items() if key not in known]
+        return missing
+    return {key: text for key, text in missing.items() if key not in known}

@@ -13,6 +13,10 @@ either the vector or a free key it may embed. A claim costs a few system calls p
 ``link`` and an ``unlink`` per text (about 7 us a text: a fifth of the hashing embedder's time).
 On NFS the lock's ``link``, made in the leases' own folder, brings that folder's listing up to date.
 
+Under the lock a claimer reads the file ``generation`` and writes its own random token there unless it is
+there already: found unchanged, no other claimer took a lease since, and if none was held at its previous
+take either, nobody can have committed a text since (``quiet``), so its view of the cache is still whole.
+
 A lease names its holder: ``host pid-namespace pid start-time``. A holder that died (killed by the
 scheduler, out of memory) is found dead on its own host when no process with that PID and start time
 exists there (so a reused PID is not taken for the holder), and its leases are broken at once. From
@@ -112,6 +116,9 @@ class Claims:
         self._line = self._me.line().encode()
         self._made = False
         self._lease_of: dict[bytes, str] = {}  # key -> id of this object's lease holding it
+        self._token: bytes | None = None  # the generation token this object wrote last
+        self._alone = False  # at this object's last take no other lease was held
+        self.quiet = False  # after a take: no other claimer can have committed a text since the previous take
 
     def take(self, keys: Iterable[bytes], limit: int) -> list[bytes]:
         """Claim up to ``limit`` of ``keys`` (in order) that no lease holds, with one lease; the ones now held."""
@@ -120,7 +127,9 @@ class Claims:
             self._made = True
         mine: list[bytes] = []
         with self._locked() as holder_file:
-            held = {key for lease in self.leases(clean=True) for key in lease.keys}
+            leases, own = self.leases(clean=True), set(self._lease_of.values())
+            held = {key for lease in leases for key in lease.keys}
+            self._note_generation(alone=all(lease.name in own for lease in leases))
             for key in keys:
                 if len(mine) == limit:
                     break
@@ -135,6 +144,18 @@ class Claims:
                 self._publish(holder_file, f"{name}.lease")  # the lease exists from here
                 self._lease_of.update(dict.fromkeys(mine, name))
         return mine
+
+    def _note_generation(self, alone: bool) -> None:
+        """Under the lock: set ``quiet``, and make the generation token this object's."""
+        path = self.folder / "generation"
+        token = path.read_bytes() if path.exists() else None  # written by rename: whole or absent
+        self.quiet = self._alone and token is not None and token == self._token
+        self._alone = alone
+        if token is None or token != self._token:
+            self._token = os.urandom(8).hex().encode()
+            temp = self.folder / f".tmp-generation-{self._token.decode()}"
+            temp.write_bytes(self._token)
+            os.replace(temp, path)
 
     def release(self, keys: Iterable[bytes]) -> None:
         """Drop this process's leases holding ``keys`` (after their vectors are committed, or on failure).

@@ -45,15 +45,10 @@ class MatrixBuild:
 
     def __init__(self, path: Path, keys: list[bytes]) -> None:
         self.path, self.keys, self.n = path, keys, len(keys)
-        self.position: dict[bytes, int] = {}
-        for i, key in enumerate(keys):
-            self.position.setdefault(key, i)
+        self.position: dict[bytes, int] = {}  # a key's first place (made when a batch comes out of order)
         self.more: dict[bytes, list[int]] = {}  # a repeated key's later positions
-        if len(self.position) != self.n:
-            for i, key in enumerate(keys):
-                if self.position[key] != i:
-                    self.more.setdefault(key, []).append(i)
-        self.written: set[bytes] = set()
+        self.next = 0  # the place a batch of the next keys in order starts at
+        self.filled = np.zeros(self.n, dtype=bool)  # the rows added
         self.dim = 0
         self.check = None  # sha256 of the header and rows 0 .. hashed-1, in order
         self.hashed = 0
@@ -91,33 +86,40 @@ class MatrixBuild:
 
     def add(self, keys: list[bytes], vectors: np.ndarray) -> None:
         """Have the rows of a committed batch (float32, C order) written at every position of its keys (by the
-        writer thread; an error it meets is raised by a later ``add`` or by ``finish``)."""
-        if self.more:
+        writer thread; an error it meets is raised by a later ``add`` or by ``finish``).
+
+        A batch of the next keys in order (a fresh corpus) takes its places with no look-up; a repeated key's
+        later places are then left to ``finish``, which reads them from the batch."""
+        if self.keys[self.next : self.next + len(keys)] == keys:
+            positions = np.arange(self.next, self.next + len(keys), dtype=np.int64)
+            rows = np.arange(len(keys), dtype=np.int64)
+            self.next += len(keys)
+        elif self._places_known() and self.more:
             places = [(p, r) for r, k in enumerate(keys) if k in self.position for p in self._places(k)]
             positions = np.array([p for p, _ in places], dtype=np.int64)
             rows = np.array([r for _, r in places], dtype=np.int64)
         else:
             positions = np.array([self.position[k] for k in keys], dtype=np.int64)
             rows = np.arange(len(keys), dtype=np.int64)
-        self.written.update(keys)
+        self.filled[positions] = True
         if self._writer is None:
             self._writer = ThreadPoolExecutor(1, thread_name_prefix="rag-bench-matrix")
         while len(self._queued) >= BEHIND:
             self._queued.popleft().result()
         self._queued.append(self._writer.submit(self._write, vectors, positions, rows))
 
-    def finish(self, where: dict[bytes, tuple[str, int]], read: Callable[[str], memoryview | None]):
-        """Write the rows not added from their batches (``where``: the store's index; ``read``: a batch's payload,
-        None when gone), the header and checksum, then give the file its name; the matrix, mapped read-only.
+    def finish(self, where: Callable[[], dict[bytes, tuple[str, int]]], read: Callable[[str], memoryview | None]):
+        """Write the rows not added from their batches (``where()``: the store's index, read only when some are
+        missing; ``read``: a batch's payload, None when gone), the header and checksum, then give the file its
+        name; the matrix, mapped read-only.
 
         Raises BatchGone when a batch entry has gone from the cache since it was indexed."""
         while self._queued:
             self._queued.popleft().result()
-        rest = [i for i, key in enumerate(self.keys) if key not in self.written]
-        if rest:
-            keys = [self.keys[i] for i in rest]
-            places = np.array(rest, dtype=np.int64)
-            for entry, positions, rows in layout(where, keys):
+        places = np.flatnonzero(~self.filled)
+        if len(places):
+            keys = [self.keys[i] for i in places.tolist()]
+            for entry, positions, rows in layout(where(), keys):
                 payload = read(entry)
                 if payload is None:
                     raise BatchGone(entry)
@@ -137,6 +139,16 @@ class MatrixBuild:
         os.pwrite(self.fd, MAGIC + self.check.digest() + header, 0)
         self._publish()
         return read_matrix(self.path, self.n, verify=False)
+
+    def _places_known(self) -> bool:
+        """Make ``position`` and ``more`` (once); True."""
+        if not self.position and self.n:
+            self.position = dict(zip(reversed(self.keys), range(self.n - 1, -1, -1), strict=True))  # first wins
+            if len(self.position) != self.n:
+                for i, key in enumerate(self.keys):
+                    if self.position[key] != i:
+                        self.more.setdefault(key, []).append(i)
+        return True
 
     def _places(self, key: bytes) -> list[int]:
         return [self.position[key], *self.more.get(key, ())]

@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import secrets
 import struct
 from collections.abc import Container, Iterable, Iterator
 from itertools import repeat
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from rag_bench.core.cache import MAGIC, DiskCache, Listing, digest
-from rag_bench.core.files import write_atomic
+from rag_bench.core.files import TEMP_PREFIX, naming
 from rag_bench.core.workspace import Tally, Workspace
 from rag_bench.embed.base import vector_cache_name
 from rag_bench.embed.claims import Claims
@@ -93,6 +94,8 @@ class VectorStore:
         self._held: set[str] = set()  # batch entries whose vectors are in _known
         self._where: dict[bytes, tuple[str, int]] = {}  # text key -> (batch entry, row)
         self._indexed: set[str] = set()  # batch entries in _where
+        self._unnoted: list[tuple[str, list[bytes]]] = []  # entries committed here, not yet in _where (``_noted``)
+        self.arrived = 0  # batch entries read from the cache (not committed by this store) so far
         self._scanned = False  # whether every batch entry has been indexed once
         self._listed = {"known": Listing(), "index": Listing()}  # what each view's last look at the folder saw
         self.claims = Claims(cache.root, self.namespace)
@@ -110,8 +113,10 @@ class VectorStore:
             self._known, self._held, self._listed["known"] = {}, set(), Listing()
             refresh = True
         if refresh:
+            self._noted()
             for entry, payload in self.cache.entries(self.namespace, skip=self._held, since=self._listed["known"]):
                 keys, vectors = unpack(payload)
+                self.arrived += 1
                 self._note(entry, keys)
                 self._known.update(zip(keys, vectors, strict=True))
                 self._held.add(entry)
@@ -123,21 +128,26 @@ class VectorStore:
 
         Batches are read one at a time and only their keys kept; ``refresh`` as in ``known``.
         """
+        self._noted()
         if refresh or not self._scanned:
             buffer = _Buffer()  # every batch read into one buffer, checked, and only its keys kept
             for entry in self.cache.keys(self.namespace, since=self._listed["index"]):
                 payload = None if entry in self._indexed else buffer.read(self.cache, self.namespace, entry)
                 if payload is not None:  # None: indexed already, removed meanwhile, or corrupt (then deleted)
+                    self.arrived += 1
                     self._note(entry, unpack_keys(payload))
             self._scanned = True
         return self._where
 
-    def refresh(self) -> Container[bytes]:
+    def refresh(self, quiet: bool = False) -> Container[bytes]:
         """The keys cached now, batches written since by other stores included (the vectors too, once loaded).
 
         Only the cache's sub-folders whose mtime moved are read again (``DiskCache.keys``), so a refresh
-        before every batch costs a ``stat`` per sub-folder, not a listing of every batch so far.
+        before every batch costs a ``stat`` per sub-folder, not a listing of every batch so far. ``quiet``
+        (the claims' word that no other store can have committed since the last look): no look at all.
         """
+        if quiet and (self._known is not None or self._scanned):
+            return self._known if self._known is not None else self._noted()
         return self.known(refresh=True) if self._known is not None else self.index(refresh=True)
 
     def commit(self, keys: list[bytes], vectors: np.ndarray) -> None:
@@ -150,20 +160,49 @@ class VectorStore:
         check = hashlib.sha256()
         for part in parts:
             check.update(part)
-        # no fsync per batch: a batch a power cut tears fails its checksum and is embedded again
-        write_atomic(
-            self.cache.path(self.namespace, entry),
-            lambda handle: [handle.write(part) for part in (MAGIC, check.digest(), *parts)],
-            follow_links=False,
-            durable=False,
-        )
-        self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
-        self._note(entry, keys)
+        self._write_entry(self.cache.path(self.namespace, entry), [MAGIC + check.digest() + parts[0], *parts[1:]])
+        self._unnoted.append((entry, keys))  # indexed when the index is next read, not per batch
         if self._build is not None:
             self._build.add(keys, rows)
         if self._known is not None:
             self._known.update(zip(keys, vectors, strict=True))
             self._held.add(entry)
+
+    def _write_entry(self, path: Path, parts: list) -> None:
+        """Create ``path`` whole or not at all, as ``write_atomic(durable=False)`` does, in fewer system calls
+        (a new temporary file, one ``writev``, a rename; the sub-folder made when missing): no fsync per
+        batch, for a batch a power cut tears fails its checksum and is embedded again."""
+        tmp = path.with_name(f"{TEMP_PREFIX}{path.name}-{secrets.token_hex(6)}")
+        flags, views = os.O_WRONLY | os.O_CREAT | os.O_EXCL, [memoryview(part).cast("B") for part in parts]
+        try:
+            try:
+                fd = os.open(tmp, flags, 0o666)
+            except FileNotFoundError:  # the sub-folder's first entry
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(tmp, flags, 0o666)
+            try:
+                while views:  # a regular file takes the whole write but on a fault (full disk: raised)
+                    done = os.writev(fd, views)
+                    while views and done >= len(views[0]):
+                        done -= len(views.pop(0))
+                    views[:1] = [views[0][done:]] if views else []
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException as exc:  # a fault, or Ctrl-C: no temporary file left
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            if isinstance(exc, OSError):
+                raise naming(exc, path) from exc
+            raise
+
+    def _noted(self) -> dict[bytes, tuple[str, int]]:
+        """The index, with the entries committed since it was last read (about 1 us a text, paid when read)."""
+        for entry, keys in self._unnoted:
+            self._indexed.discard(entry)  # the same keys written again: their rows are this entry's now
+            self._note(entry, keys)
+        self._unnoted.clear()
+        return self._where
 
     def _note(self, entry: str, keys: list[bytes]) -> None:
         if entry not in self._indexed:
@@ -174,6 +213,7 @@ class VectorStore:
     def _reindex(self) -> None:
         """Forget the index, so that it is read again (a batch entry it names is gone from the cache)."""
         self._where, self._indexed, self._scanned, self._listed["index"] = {}, set(), False, Listing()
+        self._unnoted = []  # on disk: read again with the rest
 
     def _matrix_path(self, keys: list[bytes]) -> Path:
         return self.cache.path(self.namespace.replace("vectors/", "vectors-matrix/", 1), digest(b"".join(keys)))
@@ -215,7 +255,7 @@ class VectorStore:
             if build is None:
                 build = stack.enter_context(MatrixBuild(self._matrix_path(keys), keys))
             try:
-                return build.finish(self.index(), lambda entry: buffer.read(self.cache, self.namespace, entry))
+                return build.finish(self.index, lambda entry: buffer.read(self.cache, self.namespace, entry))
             except BatchGone:
                 self._reindex()
                 return None

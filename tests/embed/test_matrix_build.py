@@ -43,7 +43,7 @@ def test_rows_added_out_of_order_and_rows_read_from_batches_make_the_same_file(t
     with store.building(keys) as build:
         store.commit([keys[2], keys[3]], rows[2:4])  # out of order: rows 0-1 are not there yet
         store.commit(keys[:2], rows[:2])
-        assert build.written == set(keys[:4])
+        assert np.flatnonzero(build.filled).tolist() == [0, 1, 2, 3, 6]  # keys 0-3, key 2 at both its places
         mapped = store.save_matrix(keys, build)
     expected = np.concatenate([rows[:6], rows[2:3]])
     np.testing.assert_array_equal(mapped, expected)
@@ -57,6 +57,26 @@ def test_a_fresh_corpus_is_checksummed_as_it_arrives(tmp_path):
     store = VectorStore(DiskCache(tmp_path), "fake/hash-16", 16, "document")
     vectors, stats = embed_cached(FakeEmbedder(16), store, texts, "document", memory_map=True)
     assert stats.embedded == len(texts)
+    expected = FakeEmbedder(16).embed(texts)
+    np.testing.assert_array_equal(vectors, expected)
+    (path,) = matrix_files(tmp_path)
+    assert path.read_bytes() == reference_file(expected, tmp_path)
+
+
+def test_a_fresh_corpus_with_repeated_texts_takes_its_batches_in_order_and_fills_the_repeats_at_the_end(tmp_path):
+    unique = [f"passage {i}" for i in range(COMMIT_EVERY + 20)]
+    texts = [*unique, unique[3], unique[COMMIT_EVERY + 1], unique[3]]  # three later places of two keys
+    store = VectorStore(DiskCache(tmp_path), "fake/hash-16", 16, "document")
+    added = []
+    with store.building(keys := [text_key(t) for t in texts]) as build:
+        fake = FakeEmbedder(16)
+        for first in (0, COMMIT_EVERY):  # the batches embed_cached commits, in order
+            part = unique[first : first + COMMIT_EVERY]
+            store.commit([text_key(t) for t in part], fake.embed(part))
+            added.append(int(build.filled.sum()))
+        assert not build.position  # in order: no look-up table was made
+        vectors = store.save_matrix(keys, build)
+    assert added == [COMMIT_EVERY, len(unique)]  # the repeats were left to finish, which read them from the batches
     expected = FakeEmbedder(16).embed(texts)
     np.testing.assert_array_equal(vectors, expected)
     (path,) = matrix_files(tmp_path)
@@ -141,5 +161,5 @@ def test_an_error_of_the_writer_thread_is_raised_and_the_thread_ends(tmp_path):
     with pytest.raises(ValueError, match="a batch holds 6-d vectors, not 5"), build:
         build.add(keys[:2], np.zeros((2, 5), np.float32))
         build.add(keys[2:], np.zeros((2, 6), np.float32))  # written by the thread: raised by finish
-        build.finish({}, lambda entry: None)
+        build.finish(dict, lambda entry: None)
     assert threading.active_count() == before and os.listdir(tmp_path / "ab") == []
