@@ -43,6 +43,10 @@ class Evaluation:
     shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
     by_language: dict[str, dict[str, float]] = field(default_factory=dict)  # language group -> metric -> mean
     language_counts: dict[str, int] = field(default_factory=dict)  # language group -> questions measured
+    # per question: chunk index -> the spans it hits, for every chunk touching its evidence (``relevance.touching``
+    # at this run's tau); None for a question without spans. The failure classes and the run page read these
+    # instead of matching the evidence again.
+    touching: list[dict[int, frozenset[int]] | None] = field(default_factory=list)
 
 
 def evaluate(
@@ -67,7 +71,7 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
-    rows = []
+    rows, nears = [], []
     ids = _ChunkIds(chunks)  # chunk index -> id, each made once
     lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
     top = max(ks)
@@ -80,8 +84,9 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
             "top_chunks": [ids[c] for c in listed[:top]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
-        if question.has_evidence:
-            near = touching(locator, question.spans, tau)
+        near = touching(locator, question.spans, tau) if question.has_evidence else None
+        nears.append(near)
+        if near is not None:
             values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost, lengths)
             values.update(budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost))
             reach["chars_retrieved"] = float(sum(map(lengths.__getitem__, listed)))
@@ -138,6 +143,7 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
         short,
         by_language,
         language_counts,
+        nears,
     )
 
 
