@@ -18,7 +18,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
-from rag_bench.score.budget import budget_metrics
+from rag_bench.score.budget import budget_table, budget_views
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.filtered import chunk_metadata, filter_metrics
 from rag_bench.score.languages import language_means, question_languages
@@ -72,7 +72,7 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
     rows, nears = [], []
-    views, with_spans = [], []  # each span question's views at the cut-offs, and its row
+    views, budgeted, with_spans = [], [], []  # each span question's views at the cut-offs, at the budgets; its row
     ids = _ChunkIds(chunks)  # chunk index -> id, each made once
     lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
     top = max(ks)
@@ -93,7 +93,8 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
             with_spans.append(q)
             first = views[-1][-1].first_hit
             spans = span_values(views[-1]) if question.filter is not None else spans
-            values = budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost)
+            budgeted.append(budget_views(listed, chunks, question.spans, budgets, tau, question.lost))
+            values = {}
             reach["chars_retrieved"] = float(sum(map(lengths.__getitem__, listed)))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
@@ -104,7 +105,7 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
         if question.filter is not None:
             values.update(filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, spans | values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
-    table = with_columns(pd.DataFrame(rows), with_spans, span_table(views))
+    table = with_columns(pd.DataFrame(rows), with_spans, span_table(views) | budget_table(budgeted, budgets))
     languages = question_languages(dataset)  # None: no document or question gives a language
     if languages is not None:
         table.insert(2, "language", languages)

@@ -89,3 +89,21 @@ def test_with_columns_fills_the_rows_of_span_questions_beside_document_ones():
     assert out["recall@1"].tolist() == [1.0, 0.5, 0.0]
     assert out["coverage@1"].tolist()[0::2] == [0.25, 0.75] and np.isnan(out["coverage@1"][1])
     assert list(out["question_id"]) == ["a", "b", "c"] and out["recall@1"].dtype == np.float64
+
+
+def test_budget_table_equals_budget_metrics_question_by_question():
+    from rag_bench.score.budget import budget_metrics, budget_table, budget_views
+    from tests.score.test_spans_oracle import random_case
+
+    rng = random.Random(13)
+    budgets = [400, 50, 1000, 50]  # unsorted, one twice: each measured once, ascending
+    cases = [random_case(rng) for _ in range(200)]
+    views = [budget_views(ranked, chunks, spans, budgets, tau) for chunks, spans, ranked, _, tau in cases]
+    table = budget_table(views, budgets)
+    assert sorted(table) == sorted(f"{f}@{b}chars" for f in ("hit", "recall", "coverage") for b in (50, 400, 1000))
+    for q, (chunks, spans, ranked, _, tau) in enumerate(cases):
+        assert {name: column[q] for name, column in table.items()} == budget_metrics(
+            ranked, chunks, spans, budgets, tau
+        )
+    assert 0 < table["recall@400chars"].mean() < 1  # some contexts hit, some miss
+    assert budget_table([[] for _ in cases], []) == {}
