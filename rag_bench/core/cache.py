@@ -273,9 +273,10 @@ class DiskCache:
             self.put(namespace, key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         return value, False
 
-    def put_files(self, namespace: str, key: str, files: dict[str, bytes]) -> None:
-        """Store a set of files (file name -> content) as one entry: a finished run's outputs, a report's plots."""
-        self.put(namespace, key, pickle.dumps(dict(files), protocol=pickle.HIGHEST_PROTOCOL))
+    def put_files(self, namespace: str, key: str, files: dict[str, bytes], durable: bool = True) -> None:
+        """Store a set of files (file name -> content) as one entry: a finished run's outputs, a report's plots
+        (``durable``: as ``put``)."""
+        self.put(namespace, key, pickle.dumps(dict(files), protocol=pickle.HIGHEST_PROTOCOL), durable)
 
     def get_files(self, namespace: str, key: str) -> dict[str, bytes] | None:
         """The files ``put_files`` stored under ``key``; None when absent, corrupt, unreadable, or naming

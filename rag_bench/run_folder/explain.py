@@ -40,7 +40,9 @@ def explain(result, report_k: int | None = None) -> Explanation:
     k = cfg.report_k if report_k is None else report_k
     stages = stage_lists(result)
     questions = result.dataset.questions
-    diagnoses = diagnose(result.chunks, questions, stages, cfg.tau, k)
+    found = result.evaluation.touching  # the evidence matches scoring made, of these chunks at this tau
+    touched = found if len(found) == len(questions) else None
+    diagnoses = diagnose(result.chunks, questions, stages, cfg.tau, k, touched)
     return Explanation(k, diagnoses, configuration_work(result, stages), [q.category for q in questions])
 
 

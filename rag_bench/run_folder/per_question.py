@@ -136,8 +136,40 @@ def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(list(table.columns))
+    trailing = _trailing_texts(list(table.columns), texts, columns)
+    if trailing:  # the long list texts joined to each row's line here, not copied a character at a time by csv
+        head = io.StringIO()
+        csv.writer(head, lineterminator="\n").writerows(zip(*columns[:-trailing], strict=True))
+        lines = head.getvalue().split("\n")[:-1]  # one line a row: no field before these holds a line break
+        fields = [[_quoted(text) for text in column] for column in columns[-trailing:]]
+        out.write("".join([",".join(row) + "\n" for row in zip(lines, *fields, strict=True)]))
+        return out.getvalue()
     writer.writerows(zip(*columns, strict=True))
     return out.getvalue()
+
+
+def _trailing_texts(names: list[str], texts: dict[str, list[str]], columns: list[list]) -> int:
+    """How many of the last columns are ``texts`` columns (the list columns), to be quoted by ``_quoted`` and
+    joined to the lines the csv module writes of the columns before them: 0 unless some are, some column
+    comes before them, and no field holds a line break (a row would then span lines)."""
+    n = 0
+    while n < len(names) - 1 and names[len(names) - 1 - n] in texts:
+        n += 1
+    return n if n and not any(map(_breaks, columns)) else 0
+
+
+def _breaks(column: list) -> bool:
+    """Whether a field of ``column`` (text, or values the csv module writes as ``str``) holds a line break."""
+    try:
+        joined = "".join(column)
+    except TypeError:  # not all text: only its text values can break a line
+        joined = "".join(v for v in column if isinstance(v, str))
+    return "\n" in joined or "\r" in joined
+
+
+def _quoted(text: str) -> str:
+    """``text`` as the csv module writes a field (minimal quoting, quotes doubled), for text without line breaks."""
+    return f'"{text.replace(chr(34), chr(34) * 2)}"' if "," in text or '"' in text else text
 
 
 def _plain_dtype(dtype) -> bool:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, budget_families
 from rag_bench.score.relevance import tau_ratio
 from rag_bench.score.spans import Interval, intersection_size, size, union
-from rag_bench.score.views import SpanView
+from rag_bench.score.views import SpanView, span_columns
 
 
 def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:
@@ -54,14 +56,45 @@ def budget_metrics(
 ) -> dict[str, float]:
     """Every budgeted metric of the metric table for one question's ranking (chunk indices, best first);
     evidence the parse lost (``lost``) counts in |S| and |E| and is never hit."""
+    views = budget_views(ranked, chunks, spans, budgets, tau, lost)
+    columns = _columns(tuple(sorted(set(budgets))), tuple(budget_families()))
+    return {name: family.span(view) for view, (_, names) in zip(views, columns, strict=True) for name, family in names}
+
+
+def budget_table(views: Sequence[Sequence[SpanView]], budgets: Sequence[int]) -> dict[str, np.ndarray]:
+    """``budget_metrics``' values of many questions (``views``: each question's ``budget_views``) as columns:
+    metric name -> (n_questions,) float64, each family's ``spans`` on every question at once (``span`` view
+    by view for a family without it), the same values to the bit."""
+    if not views:
+        return {}
+    out = {}
+    cut = zip(*views, strict=True)  # per budget, every question's view
+    for at, (_, names) in zip(cut, _columns(tuple(sorted(set(budgets))), tuple(budget_families())), strict=True):
+        columns = span_columns(at)
+        for name, family in names:
+            values = family.spans(columns) if family.spans is not None else [family.span(v) for v in at]
+            out[name] = np.asarray(values, dtype=np.float64)
+    return out
+
+
+def budget_views(
+    ranked: Sequence[int],
+    chunks: Sequence[Chunk],
+    spans: Sequence[Span],
+    budgets: Sequence[int],
+    tau: float,
+    lost: Sequence[Lost] = (),
+) -> list[SpanView]:
+    """One ``SpanView`` per budget (ascending, each once) of the context that budget cuts from one question's
+    ranking: ``k`` its chunks, ``lengths`` its characters (``first_hit``, ``dcg`` and ``idcg`` unused)."""
     evidence = union([(s.doc_id, s.start, s.end) for s in spans])
     lost_chars = sum(len(x) for x in lost)
     evidence_chars, n_spans = size(evidence) + lost_chars, len(spans) + len(lost)
     docs = {s.doc_id for s in spans}  # only a chunk of an evidence document can hit a span or cover evidence
     p, q = tau_ratio(tau)  # the relevance rule in integers, as ``relevance.hits``
     evidence_spans = [(s.doc_id, s.start, s.end) for s in spans]
-    out: dict[str, float] = {}
-    for budget, names in _columns(tuple(sorted(set(budgets))), tuple(budget_families())):
+    out: list[SpanView] = []
+    for budget in sorted(set(budgets)):
         # the context as ``_filled`` cuts it, its chunks as (doc, start, end): the cut one ends early
         near: list[Interval] = []  # context chunks in an evidence document
         left, n = budget, 0
@@ -78,19 +111,20 @@ def budget_metrics(
             for i, (doc, start, end) in enumerate(evidence_spans)
             if any(_hits(chunk, doc, start, end, p, q) for chunk in near)
         )
-        view = SpanView(
-            k=n,
-            n_spans=n_spans,
-            hit_spans=hit_spans,
-            first_hit=None,  # rank metrics are not budgeted
-            dcg=0.0,
-            idcg=1.0,
-            evidence_chars=evidence_chars,
-            covered=intersection_size(evidence, union(near)) if near else 0,
-            lengths=budget - left,  # the characters the context took
-            lost_chars=lost_chars,
+        out.append(
+            SpanView(
+                k=n,
+                n_spans=n_spans,
+                hit_spans=hit_spans,
+                first_hit=None,  # rank metrics are not budgeted
+                dcg=0.0,
+                idcg=1.0,
+                evidence_chars=evidence_chars,
+                covered=intersection_size(evidence, union(near)) if near else 0,
+                lengths=budget - left,  # the characters the context took
+                lost_chars=lost_chars,
+            )
         )
-        out.update({name: family.span(view) for name, family in names})
     return out
 
 

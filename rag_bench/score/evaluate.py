@@ -18,14 +18,14 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
-from rag_bench.score.budget import budget_metrics
+from rag_bench.score.budget import budget_table, budget_views
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.filtered import chunk_metadata, filter_metrics
 from rag_bench.score.languages import language_means, question_languages
 from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
-from rag_bench.score.spans import span_metrics
+from rag_bench.score.spans import span_table, span_values, span_views
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class Evaluation:
     shortfall: dict[str, int] = field(default_factory=dict)  # cut-off -> labelled questions whose list falls short
     by_language: dict[str, dict[str, float]] = field(default_factory=dict)  # language group -> metric -> mean
     language_counts: dict[str, int] = field(default_factory=dict)  # language group -> questions measured
+    # per question: chunk index -> the spans it hits, for every chunk touching its evidence (``relevance.touching``
+    # at this run's tau); None for a question without spans. The failure classes and the run page read these
+    # instead of matching the evidence again.
+    touching: list[dict[int, frozenset[int]] | None] = field(default_factory=list)
 
 
 def evaluate(
@@ -67,7 +71,8 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
     by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
-    rows = []
+    rows, nears = [], []
+    views, budgeted, with_spans = [], [], []  # each span question's views at the cut-offs, at the budgets; its row
     ids = _ChunkIds(chunks)  # chunk index -> id, each made once
     lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
     top = max(ks)
@@ -80,10 +85,16 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
             "top_chunks": [ids[c] for c in listed[:top]],
         }
         reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
-        if question.has_evidence:
-            near = touching(locator, question.spans, tau)
-            values, first = span_metrics(listed, chunks, question.spans, near, ks, question.lost, lengths)
-            values.update(budget_metrics(listed, chunks, question.spans, budgets, tau, question.lost))
+        near = touching(locator, question.spans, tau) if question.has_evidence else None
+        nears.append(near)
+        spans: dict[str, float] = {}  # its span metrics, when a filter metric reads them (the table has them all)
+        if near is not None:
+            views.append(span_views(listed, chunks, question.spans, near, ks, question.lost, lengths))
+            with_spans.append(q)
+            first = views[-1][-1].first_hit
+            spans = span_values(views[-1]) if question.filter is not None else spans
+            budgeted.append(budget_views(listed, chunks, question.spans, budgets, tau, question.lost))
+            values = {}
             reach["chars_retrieved"] = float(sum(map(lengths.__getitem__, listed)))
         elif question.labelled:
             values = {name: float(column[q]) for name, column in by_docs.items()}
@@ -92,9 +103,9 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
         else:
             values, first = {}, None
         if question.filter is not None:
-            values.update(filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, values))
+            values.update(filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, spans | values))
         rows.append({**base, "first_hit_rank": first, **values, **reach})
-    table = pd.DataFrame(rows)
+    table = with_columns(pd.DataFrame(rows), with_spans, span_table(views) | budget_table(budgeted, budgets))
     languages = question_languages(dataset)  # None: no document or question gives a language
     if languages is not None:
         table.insert(2, "language", languages)
@@ -138,7 +149,23 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
         short,
         by_language,
         language_counts,
+        nears,
     )
+
+
+def with_columns(table: pd.DataFrame, at: list[int], columns: dict[str, np.ndarray]) -> pd.DataFrame:
+    """``table`` with ``columns`` (name -> the values of rows ``at``) written into those rows: into the column of
+    that name where the table has one (document questions' ``recall@k`` beside span questions'), else into a
+    new column, NaN in every other row."""
+    if not columns:
+        return table
+    spread = {}
+    for name, values in columns.items():
+        column = table[name].to_numpy(dtype=np.float64, copy=True) if name in table else np.full(len(table), np.nan)
+        column[at] = values
+        spread[name] = column
+    kept = table.drop(columns=[name for name in spread if name in table])
+    return pd.concat([kept, pd.DataFrame(spread, index=table.index)], axis=1)
 
 
 def listed_rows(ranked: np.ndarray) -> list[list[int]]:

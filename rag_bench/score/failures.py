@@ -121,8 +121,12 @@ def diagnose(
     stages: StageLists,
     tau: float,
     report_k: int = REPORT_K,
+    touched: Sequence[dict[int, frozenset[int]] | None] | None = None,
 ) -> list[Diagnosis]:
-    """One Diagnosis per question (definitions in the module docstring)."""
+    """One Diagnosis per question (definitions in the module docstring).
+
+    ``touched``: each question's ``relevance.touching(chunks, its spans, tau)`` when the caller has them (the
+    evaluation's ``touching``); matched here otherwise."""
     if report_k < 1:
         raise ValueError(f"report_k ({report_k}) must be at least 1")
     locator = ChunkLocator(chunks)
@@ -135,8 +139,9 @@ def diagnose(
     for q, question in enumerate(questions):
         rows = {name: _valid(lists[q]) for name, lists in named.items()}
         if question.has_evidence:
-            touched = touching(locator, question.spans, tau)  # chunk -> spans it hits (empty: touches only)
-            out.append(_by_spans(question, q, rows, stages, touched, doc_of, report_k, (chunks, memo)))
+            near = touched[q] if touched is not None else touching(locator, question.spans, tau)
+            # near: chunk -> spans it hits (empty: touches only)
+            out.append(_by_spans(question, q, rows, stages, near, doc_of, report_k, (chunks, memo)))
         elif question.labelled:
             out.append(_by_documents(question, q, rows, stages, doc_of, final_docs[q], report_k))
         else:

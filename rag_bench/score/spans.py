@@ -24,9 +24,11 @@ import math
 from collections.abc import Sequence
 from itertools import accumulate
 
+import numpy as np
+
 from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, span_families, whole_families
-from rag_bench.score.views import SpanView
+from rag_bench.score.views import SpanView, span_columns
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
 
@@ -81,9 +83,29 @@ def span_metrics(
     ``len``, when the caller has them.
     """
     views = span_views(ranked, chunks, spans, touching, ks, lost, lengths)
+    return span_values(views), views[-1].first_hit
+
+
+def span_values(views: Sequence[SpanView]) -> dict[str, float]:
+    """Metric name -> value of one question's ``span_views`` (every span family at each cut-off, then once)."""
     columns = _columns(tuple(view.k for view in views), tuple(span_families()), tuple(whole_families()))
-    out = {name: family.span(views[at]) for at, name, family in columns}
-    return out, views[-1].first_hit
+    return {name: family.span(views[at]) for at, name, family in columns}
+
+
+def span_table(views: Sequence[Sequence[SpanView]]) -> dict[str, np.ndarray]:
+    """``span_metrics``' values of many questions (``views``: each question's ``span_views``, at the same
+    cut-offs) as columns: metric name -> (n_questions,) float64, the same values to the bit, each family's
+    ``spans`` applied to every question at once (its ``span`` to each view, for a family without one)."""
+    if not views:
+        return {}
+    at_k = [span_columns(cut) for cut in zip(*views, strict=True)]  # per cut-off, every question's view
+    out = {}
+    for at, name, family in _columns(tuple(v.k for v in views[0]), tuple(span_families()), tuple(whole_families())):
+        if family.spans is not None:
+            out[name] = np.asarray(family.spans(at_k[at]), dtype=np.float64)
+        else:
+            out[name] = np.array([family.span(question[at]) for question in views], dtype=np.float64)
+    return out
 
 
 _COLUMNS: dict[tuple, list[tuple[int, str, Family]]] = {}  # by cut-offs and the families' identities

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -26,6 +27,34 @@ class SpanView(NamedTuple):
     touched_covered: int = 0  # |E & T|, T the union of every chunk touching evidence
     touched: int = 0  # |T|
     lost_chars: int = 0  # characters of the excerpts the parse lost (part of evidence_chars, never covered)
+
+
+class SpanColumns(NamedTuple):
+    """Many span questions' ``SpanView`` at one cut-off, field by field: (n,) int64 arrays, but ``hits`` (the
+    number of spans hit, ``len(hit_spans)``) and float64 ``first_hit`` (inf where no chunk hits), ``dcg`` and
+    ``idcg``. What a family's ``spans`` function reads (``metrics.py``), the same fields as one view."""
+
+    k: np.ndarray
+    n_spans: np.ndarray
+    hits: np.ndarray
+    first_hit: np.ndarray
+    dcg: np.ndarray
+    idcg: np.ndarray
+    evidence_chars: np.ndarray
+    covered: np.ndarray
+    lengths: np.ndarray
+    touched_covered: np.ndarray
+    touched: np.ndarray
+    lost_chars: np.ndarray
+
+
+def span_columns(views: Sequence[SpanView]) -> SpanColumns:
+    """``views`` (one per question, each at the same cut-off) as columns."""
+    k, n_spans, hit_spans, first_hit, dcg, idcg, *counts = (list(field) for field in zip(*views, strict=True))
+    ints = [np.array(values, dtype=np.int64) for values in (k, n_spans, [len(h) for h in hit_spans])]
+    first = np.array([np.inf if r is None else r for r in first_hit], dtype=np.float64)
+    floats = [np.array(values, dtype=np.float64) for values in (dcg, idcg)]
+    return SpanColumns(*ints, first, *floats, *(np.array(values, dtype=np.int64) for values in counts))
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,36 @@ def test_csv_text_is_what_pandas_writes_for_every_column_kind():
     assert csv_text(mixed, lists) == mixed.assign(**lists).to_csv(index=False)
 
 
+def test_csv_text_joins_trailing_list_texts_as_pandas_writes_them():
+    # the list columns last (as per_question_table leaves them) and no line break in any field: their texts are
+    # quoted and joined to the lines the csv module writes of the rest; the oracle is still DataFrame.to_csv
+    from rag_bench.run_folder.per_question import _quoted, csv_text
+
+    rng = random.Random(12)
+    alphabet = ["a", "b", ",", '"', " ", "é", "'", ";", "\\", "[", "]"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(6))) for _ in range(200)]
+    table = pd.DataFrame(
+        {
+            "question_id": pd.array(texts, dtype="str"),
+            "category": [None if i % 7 == 0 else t for i, t in enumerate(texts)],
+            "labelled": [i % 3 != 0 for i in range(200)],
+            "hit@1": np.where(np.arange(200) % 5 == 0, np.nan, np.arange(200) / 7),
+            "top_chunks": [[t, "x:0-1"] for t in texts],
+            "ranked_chunks": [[] if i % 9 == 0 else [f"d{i}:0-9"] for i in range(200)],
+        }
+    )
+    lists = {name: [json.dumps(items) for items in table[name]] for name in ("top_chunks", "ranked_chunks")}
+    lists["ranked_chunks"][3] = "plain, with a comma"  # any text: quoted where the csv module quotes it
+    expected = table.assign(**lists).to_csv(index=False)
+    assert csv_text(table, lists) == expected
+    lines = expected.split("\n")
+    assert lines[1].endswith(",[]") and lines[2].endswith(',"[""d1:0-9""]"')  # an empty list unquoted, others quoted
+    assert (_quoted("[]"), _quoted('["a"]'), _quoted("a,b")) == ("[]", '"[""a""]"', '"a,b"')  # by hand
+    # a line break in any field: the csv module writes every row itself, the same text
+    broken = table.assign(question_id=[t + "\r\n" if i == 5 else t for i, t in enumerate(texts)])
+    assert csv_text(broken, lists) == broken.assign(**lists).to_csv(index=False)
+
+
 def test_parquet_is_the_file_to_parquet_writes_byte_for_byte():
     # the oracle is DataFrame.to_parquet: list columns built from their items, the rest as pandas converts it,
     # and the cases left to to_parquet itself (an item that is not text, a cell that is not a list, no rows)

@@ -1,6 +1,7 @@
 """The run cache: a finished run's outputs served again, byte for byte, only under the same key."""
 
 import json
+import os
 import pickle
 from dataclasses import dataclass, field
 
@@ -64,6 +65,16 @@ def test_a_miss_a_damaged_entry_and_a_foreign_one_are_not_served(tmp_path):
         cache.put(reuse.NAMESPACE, "k2", pickle.dumps(files))
         assert reuse.serve(cache, "k2", out) is None
     assert list(out.iterdir()) == [] and not (tmp_path / "escape.txt").exists()
+
+
+def test_a_kept_run_is_not_synced_to_the_disk(tmp_path, monkeypatch):
+    """The kept copy is a checksummed cache entry (a torn one is recomputed, above): no fsync of its tens of MB."""
+    cache, written = DiskCache(tmp_path / "cache"), finished_run(tmp_path / "first")
+    synced = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    reuse.keep(cache, "k1", written)
+    assert synced == []
+    assert pickle.loads(cache.get(reuse.NAMESPACE, "k1")) == {p.name: p.read_bytes() for p in written}
 
 
 @dataclass

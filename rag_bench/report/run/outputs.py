@@ -54,6 +54,7 @@ def run_facts(result, explanation: Explanation) -> RunFacts:
         report_k=explanation.report_k,
         tau=cfg.tau,
         languages={g: (ev.language_counts[g], means) for g, means in ev.by_language.items()},
+        touching=ev.touching if len(ev.touching) == len(result.dataset.questions) else (),
     )
 
 
