@@ -274,7 +274,7 @@ class DiskCache:
         return value, False
 
     def put_files(self, namespace: str, key: str, files: dict[str, bytes], durable: bool = True) -> None:
-        """Store files (file name -> content) as one entry: a finished run's outputs, a report's plots (``durable``: as ``put``)."""
+        """Store files (name -> content) as one entry: a run's outputs, a report's plots (``durable``: as ``put``)."""
         self.put(namespace, key, pickle.dumps(dict(files), protocol=pickle.HIGHEST_PROTOCOL), durable)
 
     def get_files(self, namespace: str, key: str) -> dict[str, bytes] | None:
