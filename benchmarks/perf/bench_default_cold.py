@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import Check, report
+from common import Check, compile_package, report
 
 
 def one_run() -> tuple[float, dict[str, float], float]:
@@ -68,7 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     args, _ = parser.parse_known_args()
-    ratios, details = [], []
+    ratios, details = [], [compile_package()]
     for r in range(args.rounds):
         wall, seconds, load = one_run()
         embed = seconds["dense embed"]

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import Check, report
+from common import Check, compile_package, report
 from plain_pipeline import embed
 from synthetic_runs import write_dataset
 
@@ -73,7 +73,7 @@ def main() -> None:
     parser.add_argument("--sizes", default=SIZES)
     parser.add_argument("--rounds", type=int, default=1)
     args, _ = parser.parse_known_args()
-    checks, details = [], []
+    checks, details = [], [compile_package()]
     sample = ["The ingest certificate expired at noon.", "INC-2023-Q4-011, v1.2.3 & ERR_4021?", ""]
     same = np.array_equal(embed(sample), FakeEmbedder(64).embed(sample))
     checks.append(Check("32.1 whole run", "plain script's vectors = embedder=fake's (1 = yes)", float(same), ">=", 1))
