@@ -75,7 +75,12 @@ def main(argv: list[str] | None = None) -> None:
 def console() -> None:
     """The process's entry (``rag-bench``, ``python -m rag_bench``): ``main``, then ``exit_now`` with its code.
 
-    A traceback (a bug) and an exit with a message instead of a code leave as Python leaves."""
+    A traceback (a bug) and an exit with a message instead of a code leave as Python leaves, and so does every
+    exit under a profiler or tracer (``python -m cProfile``, coverage, a debugger), which writes its results as
+    the interpreter ends."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        main()
+        return
     try:
         main()
     except SystemExit as exc:

@@ -55,3 +55,16 @@ def test_the_command_exits_with_its_code_and_prints_everything(tmp_path, capsys,
     page = subprocess.run([sys.executable, "-m", "rag_bench", "--help"], capture_output=True, text=True, timeout=60)
     main(["--help"])  # the same page in this process: the command printed all of it
     assert page.returncode == 0 and page.stdout == capsys.readouterr().out and len(page.stdout) > 1000
+
+
+def test_a_profiled_run_ends_as_python_ends_so_the_profile_is_written(tmp_path):
+    stats = tmp_path / "help.prof"
+    done = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "rag_bench", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "rag-bench" in done.stdout
+    assert stats.stat().st_size > 0  # cProfile writes it after the module returns; os._exit would skip that
