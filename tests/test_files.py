@@ -215,3 +215,53 @@ def test_a_fault_in_the_cache_names_the_cache_setting(tmp_path, monkeypatch):
         f"cannot write {tmp_path / 'cache' / 'chunks' / 'ab'}: Permission denied (fix: make the folder writable, "
         f"or write somewhere else; RAG_BENCH_CACHE (now X) can name a writable folder)"
     )
+
+
+class CountingRaw:
+    """A raw binary sink recording the size of each write(2) the buffered writer makes."""
+
+    def __init__(self):
+        self.sizes, self.data = [], bytearray()
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    closed = False
+
+    def write(self, view):
+        self.sizes.append(len(view))
+        self.data += view
+        return len(view)
+
+    def flush(self):
+        pass
+
+
+def test_a_large_buffer_reaches_the_kernel_a_piece_at_a_time():
+    import numpy as np
+
+    raw = CountingRaw()
+    handle = files.PieceWriter(raw)
+    big = bytes(range(256)) * (3 * files.PIECE // 256 + 7)  # 3 pieces and 1,792 bytes
+    grid = np.arange(files.PIECE, dtype=np.float32).reshape(1024, -1)  # 4 MiB, 2-D: written as its bytes
+    assert handle.write(b"head") == 4
+    assert handle.write(big) == len(big)
+    assert handle.write(grid) == grid.nbytes
+    with pytest.raises(ValueError, match="contiguous"):  # as io.BufferedWriter refuses it
+        handle.write(grid[:, ::2])
+    handle.flush()
+    assert max(raw.sizes) <= files.PIECE
+    assert bytes(raw.data) == b"head" + big + grid.tobytes()
+
+
+def test_write_bytes_of_many_pieces_is_whole(tmp_path):
+    data = os.urandom(files.PIECE * 2 + 12345)
+    path = files.write_bytes(tmp_path / "big.bin", data)
+    assert path.read_bytes() == data
+    assert leftovers(tmp_path) == []

@@ -54,6 +54,7 @@ SCRIPTS = {
     "after-retrieval": "bench_after_retrieval.py",  # goal 5: scoring and outputs at 10k questions
     "default-cold": "bench_default_cold.py",  # goal 6: the default cold run against its embedding
     "dry-run": "bench_dry_run.py",  # issue 31 item 5: grid24's plan in under 3 s on a warm machine
+    "write": "bench_write.py",  # large files in 1 MiB write calls against one call (reported, not a goal)
 }
 ARGS = {"explorer": ["--repeats", "2"]}  # the eager reference page takes about a minute per load
 if os.environ.get("BENCH_REFERENCE"):  # a checkout of the code before (its C extension built): goal 32.5's reference
