@@ -18,6 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The malloc'ed array items of *capacity items of item_size bytes, grown (realloc, at least doubling) to hold
+ * needed > *capacity items: the array, maybe moved, with *capacity updated; or NULL with MemoryError set, items
+ * still valid and *capacity unchanged. */
+static inline void *grow(void *items, int64_t *capacity, int64_t needed, size_t item_size)
+{
+    int64_t larger = 2 * *capacity > needed ? 2 * *capacity : needed;
+    void *moved = realloc(items, (size_t)larger * item_size);
+    if (moved == NULL)
+        return PyErr_NoMemory();
+    *capacity = larger;
+    return moved;
+}
+
 /* Words: what number_words and shingle_sets both read (_loops_words.c, _loops_shingles.c). */
 
 /* Whether byte b is one that str.split() splits at: 0x09-0x0D, 0x1C-0x1F or 0x20 (below 0x80; the
@@ -28,20 +41,22 @@ static inline int is_space(unsigned char b)
     return b == 0x20 || (unsigned char)(b - 0x09) <= 0x0D - 0x09 || (unsigned char)(b - 0x1C) <= 0x1F - 0x1C;
 }
 
+/* TRAILING_ZEROS(bits): the number of zero bits below the lowest set bit of a nonzero uint64_t. */
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(address) __builtin_prefetch(address)
-#define LOWEST_BYTE(bits) (__builtin_ctzll(bits) >> 3) /* the first byte of bits with a bit set */
+#define TRAILING_ZEROS(bits) __builtin_ctzll(bits)
 #else
 #define PREFETCH(address) ((void)0)
-#define LOWEST_BYTE(bits) lowest_byte(bits)
-static inline int lowest_byte(uint64_t bits)
+#define TRAILING_ZEROS(bits) trailing_zeros(bits)
+static inline int trailing_zeros(uint64_t bits)
 {
     int k = 0;
-    for (; (bits & 0xFF) == 0; bits >>= 8)
+    for (; (bits & 1) == 0; bits >>= 1)
         k++;
     return k;
 }
 #endif
+#define LOWEST_BYTE(bits) (TRAILING_ZEROS(bits) >> 3) /* the first byte of bits with a bit set */
 
 /* Where the word that goes on at text[i] ends: the first space in text[i : size], or size. */
 static inline Py_ssize_t word_end(const unsigned char *text, Py_ssize_t i, Py_ssize_t size)

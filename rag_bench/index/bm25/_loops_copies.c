@@ -58,14 +58,10 @@ static int row_prefixes(Sets sets, const int64_t *slot, Py_ssize_t width, double
         int64_t prefix = size - (int64_t)ceil(threshold * (double)size - 1e-9) + 1;
         prefix = prefix < size ? prefix : size;
         if (e->size + prefix > e->capacity) {
-            int64_t larger = 2 * e->capacity > e->size + prefix ? 2 * e->capacity : e->size + prefix;
-            PrefixEntry *moved = realloc(e->items, (size_t)larger * sizeof(PrefixEntry));
-            if (moved == NULL) {
-                PyErr_NoMemory();
+            PrefixEntry *moved = grow(e->items, &e->capacity, e->size + prefix, sizeof(PrefixEntry));
+            if (moved == NULL)
                 return -1;
-            }
             e->items = moved;
-            e->capacity = larger;
         }
         for (int64_t k = 0; k < prefix; k++)
             e->items[e->size++] = (PrefixEntry){sets.values[first + k], j};

@@ -131,15 +131,12 @@ static uint64_t word_hash(Vocabulary *v, const unsigned char *p, int64_t n, uint
             return 0;
         }
         if (v->arena_size + n > v->arena_capacity) {
-            int64_t capacity = 2 * v->arena_capacity > v->arena_size + n ? 2 * v->arena_capacity : v->arena_size + n;
-            unsigned char *arena = realloc(v->arena, (size_t)capacity);
+            unsigned char *arena = grow(v->arena, &v->arena_capacity, v->arena_size + n, 1);
             if (arena == NULL) {
-                PyErr_NoMemory();
                 *failed = 1;
                 return 0;
             }
             v->arena = arena;
-            v->arena_capacity = capacity;
         }
         memcpy(v->arena + v->arena_size, p, (size_t)n);
         *slot = (WordSlot){key, head, (uint64_t)hash, (int32_t)v->arena_size, (int32_t)n};
@@ -270,16 +267,15 @@ typedef struct {
     int64_t size, capacity;
 } Values;
 
+/* Room for needed values in v: 0, or -1 with MemoryError set. */
 static int reserve_values(Values *v, int64_t needed)
 {
     if (needed <= v->capacity)
         return 0;
-    int64_t capacity = 2 * v->capacity > needed ? 2 * v->capacity : needed;
-    uint64_t *items = realloc(v->items, (size_t)capacity * sizeof(uint64_t));
+    uint64_t *items = grow(v->items, &v->capacity, needed, sizeof(uint64_t));
     if (items == NULL)
         return -1;
     v->items = items;
-    v->capacity = capacity;
     return 0;
 }
 
@@ -311,19 +307,6 @@ typedef struct {
     int64_t lower_capacity;
     Values words, scratch;
 } Shingler;
-
-#if defined(__GNUC__) || defined(__clang__)
-#define TRAILING_ZEROS(bits) __builtin_ctzll(bits)
-#else
-#define TRAILING_ZEROS(bits) trailing_zeros(bits)
-static inline int trailing_zeros(uint64_t bits)
-{
-    int k = 0;
-    for (; (bits & 1) == 0; bits >>= 1)
-        k++;
-    return k;
-}
-#endif
 
 /* in[0 : 64] lower-cased into out (ASCII letters: what str.lower does below 0x80), and which of them are
  * spaces (bit k: in[k]; is_space), 16 bytes at a time where SSE2 is there (every x86-64). */
@@ -393,10 +376,8 @@ static inline int is_short(const unsigned char *p, int64_t n)
 static int hash_words(Shingler *s, Py_ssize_t size)
 {
     int64_t most = size / 2 + 1; /* a text of size bytes has at most (size + 1) / 2 words */
-    if (reserve_values(&s->words, 3 * most) < 0) {
-        PyErr_NoMemory();
+    if (reserve_values(&s->words, 3 * most) < 0)
         return -1;
-    }
     uint64_t *start = s->words.items, *end = start + most, *key = end + most, after_space = 1;
     int64_t n_words = 0, n_ends = 0;
     for (int64_t b = 0; b <= size / 64; b++) {
@@ -462,10 +443,8 @@ static int64_t shingle_words(Shingler *s, const uint64_t *w, int64_t n, uint64_t
     while ((INT64_C(1) << bits) < 2 * count)
         bits++;
     int64_t buckets = INT64_C(1) << bits, most = 0;
-    if (reserve_values(&s->scratch, buckets + 1 + 2 * count) < 0) {
-        PyErr_NoMemory();
+    if (reserve_values(&s->scratch, buckets + 1 + 2 * count) < 0)
         return -1;
-    }
     int64_t *start = (int64_t *)s->scratch.items; /* start[b + 1]: bucket b's count, then where b starts */
     uint64_t *computed = s->scratch.items + buckets + 1, *placed = computed + count;
     memset(start, 0, (size_t)(buckets + 1) * sizeof(int64_t));
