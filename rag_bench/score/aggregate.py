@@ -70,12 +70,19 @@ def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed:
 
 
 DYADIC_BITS = 20  # a value that is a multiple of 2**-20 (0/1 hits, halves ...) sums exactly in any order
-GATHERED = 2**17  # values gathered at once (1 MB): several columns together when questions are few
-BLOCK = 8  # resamples per block: its draws, counts and gathered values (0.6 MB each at n = 10,000) stay in cache
+GATHERED = 80_000  # values drawn, counted or gathered at once (0.64 MB of float64 or int64: they stay in cache)
+BLOCK = 8  # resamples per block at least (8 at n = 10,000 questions; more as n is smaller: ``rows_per_block``)
 
 
-def draw_blocks(n: int, resamples: int, seed: int, block: int = BLOCK) -> Iterator[np.ndarray]:
-    """``bootstrap_draws(n, resamples, seed)`` a block of rows at a time: (b, n) arrays, b <= ``block``.
+def rows_per_block(n: int) -> int:
+    """Resamples drawn and averaged together for n questions: about ``GATHERED`` draws, at least ``BLOCK``
+    rows (at 1,000 questions 80 rows, not 8: ten times fewer steps, each as large)."""
+    return max(BLOCK, GATHERED // max(n, 1))
+
+
+def draw_blocks(n: int, resamples: int, seed: int, block: int | None = None) -> Iterator[np.ndarray]:
+    """``bootstrap_draws(n, resamples, seed)`` a block of rows at a time: (b, n) arrays, b <= ``block``
+    (default ``rows_per_block(n)``).
 
     One generator draws every block in turn, so the blocks stacked are that matrix to the last index
     (numpy's bounded integers keep no state between calls but the bit generator's, and
@@ -83,6 +90,7 @@ def draw_blocks(n: int, resamples: int, seed: int, block: int = BLOCK) -> Iterat
     (resamples, n) matrix, 80 MB at 10,000 questions, is never held at once.
     """
     rng = np.random.default_rng(seed)
+    block = rows_per_block(n) if block is None else block
     for start in range(0, resamples, block):
         yield rng.integers(0, n, size=(min(block, resamples - start), n))
 
@@ -106,13 +114,15 @@ def bootstrap_means(values: np.ndarray, draws: np.ndarray | Iterable[np.ndarray]
     dyadic, other = np.flatnonzero(exact), np.flatnonzero(~exact)
     exact_values = np.ascontiguousarray(values[:, dyadic])
     rows = np.ascontiguousarray(values[:, other].T)  # (other columns, n): each gathered a block at a time
-    blocks = [draws[s : s + BLOCK] for s in range(0, len(draws), BLOCK)] if isinstance(draws, np.ndarray) else draws
-    # columns gathered together: as many as keep one block's gathered values within GATHERED (at least one)
-    together = max(1, GATHERED // max(1, BLOCK * n))
+    blocks = draws
+    if isinstance(draws, np.ndarray):
+        step = rows_per_block(n)
+        blocks = (draws[s : s + step] for s in range(0, len(draws), step))
     parts, space = [], np.empty(0)  # space: one block's counts, then its gathered values
     for block in blocks:  # (b, n)
         b = block.shape[0]
         out = np.empty((b, m))
+        together = max(1, GATHERED // max(1, b * n))  # columns gathered at once: within GATHERED values, or one
         size = b * n * min(together, max(1, len(other)))
         space = space if space.size >= size else np.empty(size)
         if dyadic.size:
