@@ -77,7 +77,7 @@ def span_batch(
     pc = order[np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts - lo, counts)]
     keep = cend[pc] > s0[owner]
     owner, pc = owner[keep], pc[keep]
-    if (len(pc) + len(s0) + 2) * base >= LIMIT or (len(pc) + 1) * (len(s0) + 1) >= LIMIT:
+    if (len(pc) + len(s0) + 2) * base >= LIMIT or (len(pc) + m + 1) * (len(s0) + 1) >= LIMIT:
         return None
     shared = np.minimum(cend[pc], s1[owner]) - np.maximum(cstart[pc], s0[owner])
     hit = (shared >= 1) & (shared * q >= p * np.minimum(clen[pc], slen[owner]))
@@ -114,7 +114,7 @@ def span_batch(
     ptt, pe, pstart, pend = ptt[sort], pe[sort], pstart[sort], pend[sort]
     prank = rank[ptt]
     covered_all = _measure(pe * base + pstart, pe * base + pend, ej[pe], m)
-    tseg, tstart, tend, tjj = _segments(tj * len(codes) + cdoc[tc], cstart[tc], cend[tc], tj, base)
+    _, tstart, tend, tjj = _segments(tj * len(codes) + cdoc[tc], cstart[tc], cend[tc], tj, base)
     touched = _sum(tjj, tend - tstart, m)
     lengths = np.where(valid, clen[np.maximum(ranked, 0)], 0) if n_chunks else np.zeros((m, width), np.int64)
     running = np.cumsum(lengths, axis=1)
