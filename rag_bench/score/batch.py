@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
+import pandas as pd
 
 from rag_bench.core.types import Chunk, Question
 from rag_bench.score.relevance import tau_ratio
@@ -55,9 +56,10 @@ def span_batch(
     spans = [(j, s, x.doc_id, x.start, x.end) for j, one in enumerate(questions) for s, x in enumerate(one.spans)]
     sj, ss, sdoc_ids, s0, s1 = (list(x) for x in zip(*spans, strict=True)) if spans else ([], [], [], [], [])
     sj, ss, s0, s1 = (np.array(x, dtype=np.int64) for x in (sj, ss, s0, s1))
-    codes: dict[str, int] = {}
-    cdoc = np.fromiter((codes.setdefault(d, len(codes)) for d in cdoc_ids), np.int64, n_chunks)
-    sdoc = np.fromiter((codes.setdefault(d, len(codes)) for d in sdoc_ids), np.int64, len(sdoc_ids))
+    # document codes: the chunks' documents by first appearance, then those only a span names
+    codes = pd.Index(pd.unique(pd.Index(cdoc_ids + sdoc_ids, dtype=object))) if cdoc_ids or sdoc_ids else pd.Index([])
+    cdoc = codes.get_indexer(cdoc_ids).astype(np.int64)
+    sdoc = codes.get_indexer(sdoc_ids).astype(np.int64)
     p, q = tau_ratio(tau)
     clen, slen = cend - cstart, s1 - s0
     top = max(int(cend.max(initial=0)), int(s1.max(initial=0)))

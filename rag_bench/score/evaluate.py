@@ -113,7 +113,9 @@ def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets
     languages = question_languages(dataset)  # None: no document or question gives a language
     if languages is not None:
         table.insert(2, "language", languages)
-    names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
+    listed = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table.columns]
+    held = table[listed].notna().any().to_numpy(dtype=bool)  # one pass over every metric column
+    names = [n for n, any_value in zip(listed, held, strict=True) if any_value]
     reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
     filtered = ["selectivity"] if metadata is not None else []
     table = table.reindex(
