@@ -70,11 +70,19 @@ def summarise_table(columns: dict[str, np.ndarray], resamples: int = 1000, seed:
 
 
 DYADIC_BITS = 20  # a value that is a multiple of 2**-20 (0/1 hits, halves ...) sums exactly in any order
-BLOCK = 8  # resamples per block: its draws, counts and gathered values (0.6 MB each at n = 10,000) stay in cache
+GATHERED = 80_000  # values drawn, counted or gathered at once (0.64 MB of float64 or int64: they stay in cache)
+BLOCK = 8  # resamples per block at least (8 at n = 10,000 questions; more as n is smaller: ``rows_per_block``)
 
 
-def draw_blocks(n: int, resamples: int, seed: int, block: int = BLOCK) -> Iterator[np.ndarray]:
-    """``bootstrap_draws(n, resamples, seed)`` a block of rows at a time: (b, n) arrays, b <= ``block``.
+def rows_per_block(n: int) -> int:
+    """Resamples drawn and averaged together for n questions: about ``GATHERED`` draws, at least ``BLOCK``
+    rows (at 1,000 questions 80 rows, not 8: ten times fewer steps, each as large)."""
+    return max(BLOCK, GATHERED // max(n, 1))
+
+
+def draw_blocks(n: int, resamples: int, seed: int, block: int | None = None) -> Iterator[np.ndarray]:
+    """``bootstrap_draws(n, resamples, seed)`` a block of rows at a time: (b, n) arrays, b <= ``block``
+    (default ``rows_per_block(n)``).
 
     One generator draws every block in turn, so the blocks stacked are that matrix to the last index
     (numpy's bounded integers keep no state between calls but the bit generator's, and
@@ -82,6 +90,7 @@ def draw_blocks(n: int, resamples: int, seed: int, block: int = BLOCK) -> Iterat
     (resamples, n) matrix, 80 MB at 10,000 questions, is never held at once.
     """
     rng = np.random.default_rng(seed)
+    block = rows_per_block(n) if block is None else block
     for start in range(0, resamples, block):
         yield rng.integers(0, n, size=(min(block, resamples - start), n))
 
@@ -104,22 +113,29 @@ def bootstrap_means(values: np.ndarray, draws: np.ndarray | Iterable[np.ndarray]
     exact &= ~np.any((values == 0) & np.signbit(values), axis=0)
     dyadic, other = np.flatnonzero(exact), np.flatnonzero(~exact)
     exact_values = np.ascontiguousarray(values[:, dyadic])
-    columns = [np.ascontiguousarray(values[:, j]) for j in other]
-    blocks = [draws[s : s + BLOCK] for s in range(0, len(draws), BLOCK)] if isinstance(draws, np.ndarray) else draws
+    rows = np.ascontiguousarray(values[:, other].T)  # (other columns, n): each gathered a block at a time
+    blocks = draws
+    if isinstance(draws, np.ndarray):
+        step = rows_per_block(n)
+        blocks = (draws[s : s + step] for s in range(0, len(draws), step))
     parts, space = [], np.empty(0)  # space: one block's counts, then its gathered values
     for block in blocks:  # (b, n)
         b = block.shape[0]
         out = np.empty((b, m))
-        space = space if space.size >= b * n else np.empty(b * n)
+        together = max(1, GATHERED // max(1, b * n))  # columns gathered at once: within GATHERED values, or one
+        size = b * n * min(together, max(1, len(other)))
+        space = space if space.size >= size else np.empty(size)
         if dyadic.size:
             cells = (np.arange(b)[:, None] * n + block).ravel()
             counts = space[: b * n].reshape(b, n)
             counts[...] = np.bincount(cells, minlength=b * n).reshape(b, n)  # (b, n) draws of each question
             out[:, dyadic] = np.einsum("bn,nm->bm", counts, exact_values) / n  # numpy's own loop: no BLAS threads
-        gathered = space[: b * n].reshape(b, n)
-        for j, column in zip(other, columns, strict=True):
-            np.take(column, block, out=gathered, mode="clip")  # every index is in range: clip changes none
-            out[:, j] = gathered.mean(axis=1)
+        for at in range(0, len(other), together):
+            group = rows[at : at + together]
+            gathered = space[: len(group) * b * n].reshape(len(group), b, n)
+            np.take(group, block, axis=1, out=gathered, mode="clip")  # every index is in range: clip changes none
+            # each (column, resample) row summed pairwise along its n values, as ndarray.mean sums it, then / n
+            out[:, other[at : at + together]] = (np.add.reduce(gathered, axis=2) / n).T
         parts.append(out)
     return np.concatenate(parts) if parts else np.empty((0, m))
 

@@ -22,7 +22,7 @@ from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, budget_families
 from rag_bench.score.relevance import tau_ratio
 from rag_bench.score.spans import Interval, intersection_size, size, union
-from rag_bench.score.views import SpanView, span_columns
+from rag_bench.score.views import SpanColumns, SpanView, span_columns
 
 
 def budget_context(ranked: Sequence[int], chunks: Sequence[Chunk], budget: int) -> list[Chunk]:
@@ -74,6 +74,17 @@ def budget_table(views: Sequence[Sequence[SpanView]], budgets: Sequence[int]) ->
         for name, family in names:
             values = family.spans(columns) if family.spans is not None else [family.span(v) for v in at]
             out[name] = np.asarray(values, dtype=np.float64)
+    return out
+
+
+def budget_table_of(at_budget: Sequence[SpanColumns], budgets: Sequence[int]) -> dict[str, np.ndarray]:
+    """``budget_table`` from the views as columns, one ``SpanColumns`` per budget in ``sorted(set(budgets))``
+    (``batch.span_batch``): each family's ``spans`` on every question at once (every family has one:
+    ``metrics.columnar``)."""
+    out = {}
+    columns = _columns(tuple(sorted(set(budgets))), tuple(budget_families()))
+    for at, (_, names) in zip(at_budget, columns, strict=True):
+        out.update({name: np.asarray(family.spans(at), dtype=np.float64) for name, family in names})
     return out
 
 

@@ -18,14 +18,15 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.core.types import Chunk, Dataset
 from rag_bench.score.aggregate import Summary, summarise_table
-from rag_bench.score.budget import budget_table, budget_views
+from rag_bench.score.batch import SpanBatch, span_batch
+from rag_bench.score.budget import budget_table, budget_table_of, budget_views
 from rag_bench.score.documents import DocumentRun, document_metrics, document_run
 from rag_bench.score.filtered import chunk_metadata, filter_metrics
 from rag_bench.score.languages import language_means, question_languages
-from rag_bench.score.metrics import FAMILIES, budget_columns, metric_columns
+from rag_bench.score.metrics import FAMILIES, budget_columns, columnar, metric_columns
 from rag_bench.score.names import parse_metric
 from rag_bench.score.relevance import ChunkLocator, touching
-from rag_bench.score.spans import span_table, span_values, span_views
+from rag_bench.score.spans import span_table, span_table_of, span_values, span_views
 
 
 @dataclass(frozen=True)
@@ -66,50 +67,55 @@ def evaluate(
 
 
 def _evaluate(dataset, chunks, ranked, scores, ks, tau, resamples, seed, budgets) -> Evaluation:
-    locator = ChunkLocator(chunks)
-    judged = any(q.judgements for q in dataset.questions)
+    questions = dataset.questions
+    judged = any(q.judgements for q in questions)
     run = document_run(ranked, scores, [c.doc_id for c in chunks]) if judged else None
-    by_docs = document_metrics(run, [q.judgements for q in dataset.questions], ks) if judged else {}
+    by_docs = document_metrics(run, [q.judgements for q in questions], ks) if judged else {}
     metadata = chunk_metadata(dataset, chunks)  # None unless some question carries a filter
-    rows, nears = [], []
-    views, budgeted, with_spans = [], [], []  # each span question's views at the cut-offs, at the budgets; its row
-    ids = _ChunkIds(chunks)  # chunk index -> id, each made once
-    lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
-    top = max(ks)
-    for q, (question, listed) in enumerate(zip(dataset.questions, listed_rows(ranked), strict=True)):
-        base = {
-            "question_id": question.id,
-            "category": question.category,
-            "labelled": question.labelled,
-            "n_spans": len(question.spans) + len(question.lost),
-            "top_chunks": [ids[c] for c in listed[:top]],
-        }
-        reach: dict[str, float] = {}  # how far the list reaches, for the cut-offs it may fall short of
-        near = touching(locator, question.spans, tau) if question.has_evidence else None
-        nears.append(near)
-        spans: dict[str, float] = {}  # its span metrics, when a filter metric reads them (the table has them all)
-        if near is not None:
-            views.append(span_views(listed, chunks, question.spans, near, ks, question.lost, lengths))
-            with_spans.append(q)
-            first = views[-1][-1].first_hit
-            spans = span_values(views[-1]) if question.filter is not None else spans
-            budgeted.append(budget_views(listed, chunks, question.spans, budgets, tau, question.lost))
-            values = {}
-            reach["chars_retrieved"] = float(sum(map(lengths.__getitem__, listed)))
-        elif question.labelled:
-            values = {name: float(column[q]) for name, column in by_docs.items()}
-            first = first_relevant_rank(run, q, question.judgements)
-            reach["documents_retrieved"] = float((run.ranked[q] >= 0).sum())
+    with_spans = [q for q, question in enumerate(questions) if question.has_evidence]
+    spanned = [questions[q] for q in with_spans]
+    found, measured_spans = _span_inputs(chunks, spanned, ranked[with_spans], ks, budgets, tau)
+    nears: list[dict[int, frozenset[int]] | None] = [None] * len(questions)
+    first: list[int | None] = [None] * len(questions)
+    for j, q in enumerate(with_spans):
+        nears[q], first[q] = found.touching[j], found.first_hit[j]
+    columns = {
+        "question_id": [q.id for q in questions],
+        "category": [q.category for q in questions],
+        "labelled": [q.labelled for q in questions],
+        "n_spans": [len(q.spans) + len(q.lost) for q in questions],
+        "top_chunks": top_chunks(chunks, ranked, max(ks)),
+        "first_hit_rank": first,
+    }
+    extra: dict[str, np.ndarray] = {}  # float columns, NaN where a row has no value
+    documents = [q for q, question in enumerate(questions) if question.labelled and not question.has_evidence]
+    if documents:
+        for name, column in by_docs.items():
+            _column(extra, name, len(questions))[documents] = np.asarray(column, dtype=np.float64)[documents]
+        for q in documents:
+            first[q] = first_relevant_rank(run, q, questions[q].judgements)
+        _column(extra, "documents_retrieved", len(questions))[documents] = (run.ranked[documents] >= 0).sum(axis=1)
+    if with_spans:
+        _column(extra, "chars_retrieved", len(questions))[with_spans] = found.chars
+    at = {q: j for j, q in enumerate(with_spans)}
+    for q, question in enumerate(questions):
+        if question.filter is None:
+            continue
+        if q in at:  # its span metrics, which the filter metrics read
+            views = span_views(_listed(ranked[q]), chunks, question.spans, nears[q], ks, question.lost)
+            values = span_values(views)
         else:
-            values, first = {}, None
-        if question.filter is not None:
-            values.update(filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, spans | values))
-        rows.append({**base, "first_hit_rank": first, **values, **reach})
-    table = with_columns(pd.DataFrame(rows), with_spans, span_table(views) | budget_table(budgeted, budgets))
+            values = {name: float(column[q]) for name, column in by_docs.items()} if question.labelled else {}
+        for name, value in filter_metrics(ranked[q][ranked[q] >= 0], question.filter, metadata, ks, values).items():
+            _column(extra, name, len(questions))[q] = value
+    columns.update(extra)
+    table = with_columns(pd.DataFrame(columns), with_spans, measured_spans)
     languages = question_languages(dataset)  # None: no document or question gives a language
     if languages is not None:
         table.insert(2, "language", languages)
-    names = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table and table[n].notna().any()]
+    listed = [n for n in metric_columns(ks) + budget_columns(budgets) if n in table.columns]
+    held = table[listed].notna().any().to_numpy(dtype=bool)  # one pass over every metric column
+    names = [n for n, any_value in zip(listed, held, strict=True) if any_value]
     reach_columns = [c for c in ("documents_retrieved", "chars_retrieved") if c in table]
     filtered = ["selectivity"] if metadata is not None else []
     table = table.reindex(
@@ -168,6 +174,51 @@ def with_columns(table: pd.DataFrame, at: list[int], columns: dict[str, np.ndarr
     return pd.concat([kept, pd.DataFrame(spread, index=table.index)], axis=1)
 
 
+def _span_inputs(chunks, questions, ranked, ks, budgets, tau) -> tuple[SpanBatch, dict[str, np.ndarray]]:
+    """The span questions' evidence matches and inputs, and their span and budgeted metric columns: at once
+    (``batch.span_batch``), or question by question where that is not sure to be exact or a family has no
+    ``spans`` (the same values)."""
+    batch = span_batch(chunks, questions, ranked, ks, budgets, tau) if questions and columnar() else None
+    if batch is not None:
+        return batch, span_table_of(batch.at_k, ks) | budget_table_of(batch.budgets, budgets)
+    locator = ChunkLocator(chunks)
+    lengths = [c.end - c.start for c in chunks]  # source characters of each chunk (len(chunk))
+    nears, views, budgeted, chars = [], [], [], []
+    for question, listed in zip(questions, listed_rows(ranked), strict=True):
+        nears.append(touching(locator, question.spans, tau))
+        views.append(span_views(listed, chunks, question.spans, nears[-1], ks, question.lost, lengths))
+        budgeted.append(budget_views(listed, chunks, question.spans, budgets, tau, question.lost))
+        chars.append(sum(map(lengths.__getitem__, listed)))
+    first = [question_views[-1].first_hit for question_views in views]
+    batch = SpanBatch(nears, [], [], first, np.array(chars, dtype=np.int64))
+    return batch, span_table(views) | budget_table(budgeted, budgets)
+
+
+def _column(columns: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
+    """``columns[name]``, made NaN-filled (n,) float64 on first use."""
+    if name not in columns:
+        columns[name] = np.full(n, np.nan)
+    return columns[name]
+
+
+def top_chunks(chunks: Sequence[Chunk], ranked: np.ndarray, top: int) -> list[list[str]]:
+    """Each question's first ``top`` chunk ids (pads left out), each id made once."""
+    head = ranked[:, :top]
+    used = np.unique(head[head >= 0])
+    ids = np.empty(len(chunks) + 1, dtype=object)  # the last entry: what a pad (-1) picks
+    ids[used] = [chunks[c].id for c in used.tolist()]
+    rows = ids[head].tolist()
+    counts = (head >= 0).sum(axis=1).tolist()
+    if np.array_equal(head >= 0, np.arange(head.shape[1]) < np.array(counts)[:, None]):
+        return [row[:n] if n < len(row) else row for row, n in zip(rows, counts, strict=True)]
+    return [[chunks[c].id for c in _listed(row)[:top]] for row in ranked]  # a pad before a chunk
+
+
+def _listed(row: np.ndarray) -> list[int]:
+    """One row of chunk indices without the -1 pads, as Python ints."""
+    return [c for c in row.tolist() if c >= 0]
+
+
 def listed_rows(ranked: np.ndarray) -> list[list[int]]:
     """Each row's chunk indices without the -1 pads, as Python ints (the per-chunk loops run on these): a slice
     of each row where every pad trails its row's chunks (as every list rag-bench ranks), else a filter."""
@@ -176,18 +227,6 @@ def listed_rows(ranked: np.ndarray) -> list[list[int]]:
     if np.array_equal(valid, np.arange(ranked.shape[1]) < counts[:, None]):
         return [row[:n] for row, n in zip(ranked.tolist(), counts.tolist(), strict=True)]
     return [[c for c in row if c >= 0] for row in ranked.tolist()]
-
-
-class _ChunkIds(dict):
-    """Chunk index -> ``chunks[index].id``, each id made on first use."""
-
-    def __init__(self, chunks: Sequence[Chunk]) -> None:
-        super().__init__()
-        self.chunks = chunks
-
-    def __missing__(self, c: int) -> str:
-        self[c] = self.chunks[c].id
-        return self[c]
 
 
 def measured_rows(table: pd.DataFrame, dataset: Dataset) -> np.ndarray:

@@ -9,8 +9,8 @@ the span function on the cut context), at each cut-off k or once per question (`
 filter metrics that need no labels, so they average over every question that carries a filter,
 labelled or not (an access-control probe has no evidence, and still leaks). ``spans`` (optional) is
 ``span`` over every span question at once (``SpanColumns``: each field an array), the same values to the bit;
-the evaluation calls ``span`` view by view for a family without it. Adding a metric is one entry here; a
-metric name that no entry measures is an error (``score/names.py``).
+the evaluation measures every span question view by view (``span``) when a family lacks it. Adding a metric
+is one entry here; a metric name that no entry measures is an error (``score/names.py``).
 Definitions: DESIGN section 3 and the docstrings of ``spans.py``, ``budget.py`` and ``documents.py``.
 """
 
@@ -142,6 +142,12 @@ def budget_families() -> list[Family]:
 def whole_families() -> list[Family]:
     """Families measured once per question (no cut-off)."""
     return [f for f in FAMILIES.values() if not f.at_k]
+
+
+def columnar() -> bool:
+    """Whether every family measured on span questions (at each k, once, or at budgets) has ``spans``: then the
+    evaluation measures them all on columns (``batch.span_batch``), else view by view."""
+    return all(f.spans is not None for f in FAMILIES.values() if f.span is not None)
 
 
 def metric_columns(ks: Sequence[int]) -> list[str]:

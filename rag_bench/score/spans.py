@@ -28,7 +28,7 @@ import numpy as np
 
 from rag_bench.core.types import Chunk, Lost, Span
 from rag_bench.score.metrics import Family, span_families, whole_families
-from rag_bench.score.views import SpanView, span_columns
+from rag_bench.score.views import SpanColumns, SpanView, span_columns
 
 Interval = tuple[str, int, int]  # (doc_id, start, end)
 
@@ -106,6 +106,16 @@ def span_table(views: Sequence[Sequence[SpanView]]) -> dict[str, np.ndarray]:
         else:
             out[name] = np.array([family.span(question[at]) for question in views], dtype=np.float64)
     return out
+
+
+def span_table_of(at_k: Sequence[SpanColumns], ks: Sequence[int]) -> dict[str, np.ndarray]:
+    """``span_table`` from the questions' views as columns, one ``SpanColumns`` per cut-off in ``sorted(ks)``
+    (``batch.span_batch``): each family's ``spans`` applied to every question at once (every family has one:
+    ``metrics.columnar``)."""
+    if not at_k:
+        return {}
+    columns = _columns(tuple(sorted(ks)), tuple(span_families()), tuple(whole_families()))
+    return {name: np.asarray(family.spans(at_k[at]), dtype=np.float64) for at, name, family in columns}
 
 
 _COLUMNS: dict[tuple, list[tuple[int, str, Family]]] = {}  # by cut-offs and the families' identities

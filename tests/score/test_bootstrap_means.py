@@ -24,6 +24,20 @@ def test_bootstrap_means_equal_the_gathered_means_bit_for_bit():
         assert np.array_equal(got[:, j], columns[draws, j].mean(axis=1))
 
 
+def test_columns_gathered_together_equal_each_gathered_alone():
+    # gathered columns share one gather while a block's values fit GATHERED (80,000): blocks of 4 resamples
+    # of 5,000 questions gather 4 columns at a time (7 columns: 4, then 3), of 20,000 questions 1 at a time,
+    # of 5 questions all 7; blocks as bootstrap_means cuts them (rows_per_block) too; each column's means
+    # equal its own gathered mean to the bit
+    for n, block in ((5, 4), (5_000, 4), (20_000, 4), (5_000, None), (1_000, None)):
+        rng = np.random.default_rng(n)
+        columns = np.stack([1 / rng.integers(1, 21, n), *(rng.random(n) for _ in range(5)), -rng.random(n)], axis=1)
+        draws = bootstrap_draws(n, 20, seed=n)
+        got = bootstrap_means(columns, draws if block is None else draw_blocks(n, 20, n, block))
+        for j in range(columns.shape[1]):
+            assert np.array_equal(got[:, j], columns[draws, j].mean(axis=1)), (n, j)
+
+
 def test_summarise_table_equals_summarise_column_by_column():
     rng = np.random.default_rng(4)
     hits = (rng.random(500) < 0.5).astype(float)
