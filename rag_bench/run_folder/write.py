@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import yaml
 from omegaconf import OmegaConf
 
@@ -17,6 +18,7 @@ from rag_bench.core.files import write_text
 from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
 from rag_bench.run_folder.explain import Explanation
+from rag_bench.run_folder.id_lists import IdLists
 from rag_bench.run_folder.manifest import KEY as FILES
 from rag_bench.run_folder.manifest import METRICS, clear_earlier
 from rag_bench.run_folder.per_question import NAMES as PER_QUESTION
@@ -147,22 +149,27 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
     pytrec_eval and ``retrieval=external`` rank the chunks exactly as rag-bench did.
     """
-    parts = []
-    ids: dict[int, str] = {}  # chunk index -> id, each made once
-    chunks, tail = result.chunks, f" {tag}\n"
-    ranks = [str(rank) for rank in range(1, result.ranked.shape[1] + 1)]  # rank texts, each made once
-    written = trec_score_rows(result.scores).tolist()  # each row's prefixes as trec_scores writes them
-    for question, row, scores in zip(result.dataset.questions, result.ranked.tolist(), written, strict=True):
-        head, listed = f"{question.id} Q0 ", [c for c in row if c >= 0]  # -1 pads a list
-        parts.append(
-            "".join(
-                [
-                    f"{head}{ids.get(c) or ids.setdefault(c, chunks[c].id)} {rank} {score!r}{tail}"
-                    for c, rank, score in zip(listed, ranks, scores, strict=False)  # the first len(listed)
-                ]
-            )
-        )
-    return write_text(path, "".join(parts))
+    listed = IdLists.of_ranked(result.chunks, result.ranked)  # -1 pads a list
+    counts = np.diff(listed.offsets)
+    at = np.arange(len(listed.flat)) - np.repeat(listed.offsets[:-1], counts)  # each item's place in its row
+    # the n-th item listed takes rank n and the row's n-th written score (trec_score_rows: each row's prefixes
+    # as trec_scores writes them), whatever -1 pads before it
+    written = trec_score_rows(result.scores)[np.repeat(np.arange(len(counts)), counts), at]
+    width = result.ranked.shape[1]
+    columns = np.empty((len(listed.flat), 4), dtype=object)  # "q7 Q0 ", "d1:0-80 ", "3 ", "12.5 rag-bench\n"
+    columns[:, 0] = np.repeat(np.array([f"{q.id} Q0 " for q in result.dataset.questions], dtype=object), counts)
+    columns[:, 1] = np.array([f"{i} " for i in listed.ids], dtype=object)[listed.flat]
+    columns[:, 2] = np.array([f"{rank} " for rank in range(1, width + 1)], dtype=object)[at]
+    columns[:, 3] = _score_texts(written, f" {tag}\n")
+    return write_text(path, "".join(columns.ravel().tolist()))
+
+
+def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:
+    """(n,) object: ``f"{value!r}{tail}"`` of each float64 value, each distinct value written once."""
+    if np.isnan(values).any() or ((values == 0) & np.signbit(values)).any():  # not unique as written: each
+        return np.array([f"{v!r}{tail}" for v in values.tolist()], dtype=object)
+    distinct, at = np.unique(values, return_inverse=True)
+    return np.array([f"{v!r}{tail}" for v in distinct.tolist()], dtype=object)[at.reshape(-1)]
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
