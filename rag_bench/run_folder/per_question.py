@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,6 +65,12 @@ def label_digest(question) -> str:
 
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
     """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
+    return [write_atomic(out_dir / name, fill) for name, fill in per_question_files(result, explanation).items()]
+
+
+def per_question_files(result, explanation: Explanation) -> dict[str, Callable[[BinaryIO], object]]:
+    """per_question.csv and per_question.parquet: file name -> what writes it (``files.write_atomic``'s
+    ``write``); the CSV's text is made here, the Parquet file's table when it is written."""
     table, ranked = _table(result, explanation)
     top = IdLists.of_cells(table["top_chunks"].tolist())
     if top is None:  # not lists of text: every list column as Python lists, as before
@@ -71,11 +78,11 @@ def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[
         lists = {name: [_json_list(items) for items in table[name]] for name in LIST_COLUMNS}
     else:  # placeholders: the cells are the lists' (``LIST_COLUMNS`` are the last columns either way)
         lists, table = {"top_chunks": top, "ranked_chunks": ranked}, table.assign(ranked_chunks=None)
-    csv_path, parquet = (out_dir / name for name in NAMES)
-    data = csv_text(table, lists)
-    write_atomic(csv_path, lambda handle: handle.write(data.encode("utf-8")))
-    write_atomic(parquet, lambda handle: write_parquet(table, handle, None if top is None else lists))
-    return [csv_path, parquet]
+    data = csv_text(table, lists).encode("utf-8")
+    return {
+        NAMES[0]: lambda handle: handle.write(data),
+        NAMES[1]: lambda handle: write_parquet(table, handle, None if top is None else lists),
+    }
 
 
 def write_parquet(table: pd.DataFrame, handle: BinaryIO, lists: dict[str, IdLists] | None = None) -> None:
@@ -99,7 +106,9 @@ def write_parquet(table: pd.DataFrame, handle: BinaryIO, lists: dict[str, IdList
     if arrow is None:
         table.to_parquet(handle, index=False)
     else:
-        pq.write_table(arrow, handle, compression="snappy")  # pandas' default compression
+        sink = pa.BufferOutputStream()  # written in Arrow's memory, the interpreter's lock released, then copied once
+        pq.write_table(arrow, sink, compression="snappy")  # pandas' default compression
+        handle.write(sink.getvalue())
 
 
 def _arrow_table(table: pd.DataFrame, lists: dict[str, IdLists]) -> pa.Table:

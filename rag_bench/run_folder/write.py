@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -17,19 +17,20 @@ from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
 from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
+from rag_bench.run_folder.background import Writes
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.id_lists import IdLists
 from rag_bench.run_folder.manifest import KEY as FILES
 from rag_bench.run_folder.manifest import METRICS, clear_earlier
 from rag_bench.run_folder.per_question import NAMES as PER_QUESTION
-from rag_bench.run_folder.per_question import write_per_question
+from rag_bench.run_folder.per_question import per_question_files
 
 
 def write_folder(
     result: RunResult,
     out_dir: Path,
     explanation: Explanation,
-    pages: Mapping[str, str],
+    pages: Mapping[str, str | Callable[[], str]],
     config_text: str | None = None,
     fingerprint: dict[str, str] | None = None,
 ) -> tuple[dict, list[Path]]:
@@ -37,8 +38,9 @@ def write_folder(
     files written (metrics.json last).
 
     ``explanation``: its failure classes and work (``explain.py``); ``pages``: file name -> text of the
-    pages the report made of it (``report.html``). ``fingerprint`` (``fingerprint.py``) is recorded with
-    the metrics: what the numbers depend on.
+    pages the report made of it (``report.html``), or a function making it (made while the files before it
+    are written). ``fingerprint`` (``fingerprint.py``) is recorded with the metrics: what the numbers depend on.
+    Files are written in the background (``background.py``) while the next one is made, metrics.json last.
     """
     documents = result.evaluation.documents is not None
     names = ["config.yaml", *pages, *PER_QUESTION, "run.trec", *(["run_documents.trec"] * documents)]
@@ -48,23 +50,34 @@ def write_folder(
     # resumed sweep would keep them) and a finished one leaves one run's files (manifest.py)
     clear_earlier(out_dir, names)
     text = config_text if config_text is not None else config_yaml(result.config)
-    written = [write_text(out_dir / "config.yaml", text)]
+    with Writes() as writes:
+        writes.text(out_dir / "config.yaml", text)
+        for name, fill in per_question_files(result, explanation).items():  # per_question.csv and .parquet
+            writes.file(out_dir / name, fill)
+        writes.text(out_dir / "run.trec", trec_text(result))
+        if documents:
+            writes.text(out_dir / "run_documents.trec", document_trec_text(result))
+        for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
+            writes.text(out_dir / name, text)
+        for name, page in pages.items():  # made while the files above reach the disk
+            writes.text(out_dir / name, page if isinstance(page, str) else page())
+        payload = _payload(result, explanation, names, fingerprint)
+        done = {path.name: path for path in writes.paths()}
+    written = [done[name] for name in names[:-1]]
+    # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
+    written.append(write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n"))
+    return payload, written
+
+
+def _payload(result: RunResult, explanation: Explanation, names: list[str], fingerprint: dict | None) -> dict:
+    """The metrics.json object (``names``: the files of the run folder)."""
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
     payload["code"] = code_version()  # the rag-bench source that computed these numbers
     payload[FILES] = names
-    written += [write_text(out_dir / name, page) for name, page in pages.items()]
-    written += write_per_question(result, explanation, out_dir)  # per_question.csv and .parquet
-    written.append(write_trec(result, out_dir / "run.trec"))
-    if documents:
-        written.append(write_document_trec(result, out_dir / "run_documents.trec"))
-    for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
-        written.append(write_text(out_dir / name, text))
-    # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
-    written.append(write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n"))
-    return payload, written
+    return payload
 
 
 def config_yaml(config) -> str:
@@ -144,6 +157,11 @@ def ann_metric(result: RunResult) -> dict[str, float]:
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
+    """Write ``trec_text`` to ``path``."""
+    return write_text(path, trec_text(result, tag))
+
+
+def trec_text(result: RunResult, tag: str = "rag-bench") -> str:
     """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
 
     Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
@@ -161,7 +179,7 @@ def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
     columns[:, 1] = np.array([f"{i} " for i in listed.ids], dtype=object)[listed.flat]
     columns[:, 2] = np.array([f"{rank} " for rank in range(1, width + 1)], dtype=object)[at]
     columns[:, 3] = _score_texts(written, f" {tag}\n")
-    return write_text(path, "".join(columns.ravel().tolist()))
+    return "".join(columns.ravel().tolist())
 
 
 def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:
@@ -173,6 +191,11 @@ def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
+    """Write ``document_trec_text`` to ``path``."""
+    return write_text(path, document_trec_text(result, tag))
+
+
+def document_trec_text(result: RunResult, tag: str = "rag-bench") -> str:
     """The document ranking the metrics read (a document ranks where its first chunk ranks), with scores
     strictly decreasing in float32 (``core/ties.trec_scores``): pytrec_eval on this file equals the metrics."""
     run = result.evaluation.documents
@@ -181,7 +204,7 @@ def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -
         docs = run.ranked[q][run.ranked[q] >= 0]
         for rank, (d, score) in enumerate(zip(docs, trec_scores(run.scores[q][: len(docs)]), strict=True), start=1):
             lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {score!r} {tag}\n")
-    return write_text(path, "".join(lines))
+    return "".join(lines)
 
 
 def _number(value: float) -> float | None:

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_bench.core.types import Chunk, Question
+from rag_bench.report.run.packed import PACKED, pack_chunk, unpack_view
+from rag_bench.report.run.places import stage_places, top_rows
 from rag_bench.score.failures import CLASSES, HIT, MISSES, UNLABELLED, Diagnosis, failure_counts
 from rag_bench.score.relevance import overlap, tau_ratio
 
@@ -73,14 +75,24 @@ class RunFacts:
 
 def run_view(facts: RunFacts) -> dict:
     """The page's data model (layout in the module docstring)."""
+    return unpack_view(packed_view(facts), FORMAT)
+
+
+def packed_view(facts: RunFacts) -> dict:
+    """``pack_view(run_view(facts))``, made as such (``packed.py``): the model report.html embeds."""
     assert_aligned(facts)
     chunk_slots: dict[int, int] = {}
-    rows = [(s.indices.tolist(), s.scores.tolist()) for s in facts.stages]  # Python lists, made once
+    rows = [(s.indices.tolist(), s.scores) for s in facts.stages]  # chunk lists made once; scores read as needed
     doc_of = [c.doc_id for c in facts.chunks]  # chunk index -> document
-    questions = [_question(facts, q, chunk_slots, rows, doc_of) for q in range(len(facts.questions))]
+    top = top_rows(facts.stages[-1].indices, facts.report_k)  # (n, report_k) the final list's first chunks
+    places = stage_places(top, [(s.indices, s.scores) for s in facts.stages])
+    questions = [
+        _question(facts, q, chunk_slots, rows, doc_of, placed)
+        for q, placed in enumerate(zip(top.tolist(), places, strict=True))
+    ]
     failures = [d.failure for d in facts.diagnoses]
     return {
-        "format": FORMAT,
+        "format": PACKED,
         "run": {
             "title": facts.title,
             "dataset": facts.dataset,
@@ -97,7 +109,7 @@ def run_view(facts: RunFacts) -> dict:
         **({"languages": _groups(facts.languages)} if facts.languages else {}),
         "failures": failure_counts(failures, [q.category for q in facts.questions]),
         "classes": list(DISPLAY_CLASSES),
-        "chunks": [_chunk(facts.chunks[c]) for c in chunk_slots],
+        "chunks": [pack_chunk(_chunk(facts.chunks[c])) for c in chunk_slots],
         "questions": questions,
     }
 
@@ -123,12 +135,19 @@ def assert_aligned(facts: RunFacts) -> None:
 
 
 def _question(
-    facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[tuple[list, list]], doc_of: list[str]
-) -> dict:
+    facts: RunFacts,
+    q: int,
+    chunk_slots: dict[int, int],
+    rows: list[tuple[list, list]],
+    doc_of: list[str],
+    placed: tuple[list, list],
+) -> list:
+    """Question ``q``'s part of the packed model (``packed.QUESTION_KEYS``); ``placed``: its top chunks (-1
+    padded) and their ranks and shown scores per stage (``places.stage_places``)."""
     question, diagnosis = facts.questions[q], facts.diagnoses[q]
     lists = [(indices[q], scores[q]) for indices, scores in rows]  # each stage's row for this question
-    final = lists[-1][0]
-    top = [c for c in final if c >= 0][: facts.report_k]
+    top_row, places = placed
+    top = [c for c in top_row if c >= 0]
     shown = set(top)
     near = facts.touching[q] if facts.touching and question.has_evidence else None
     if near is not None:  # the chunks touching the evidence are known: only they can be shown beyond or hit
@@ -140,35 +159,32 @@ def _question(
         key=lambda c: (best[c], c),
     )[:BEYOND]
 
-    def entry(c: int) -> dict:
+    def entry(c: int) -> list:
         ranks, shown = [], []  # per stage: c's rank and its score, rounded for display (None: not listed)
         for row, scores in lists:
             times = row.count(c)  # _place, inline: 300,000 calls at 10k questions
             if times:
                 at = row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
                 ranks.append(at + 1)
-                value = scores[at]
+                value = float(scores[at])  # the Python float of the array's value, as tolist makes it
                 shown.append(float(f"{value:.6g}") if math.isfinite(value) else None)  # _rounded
             else:
                 ranks.append(None)
                 shown.append(None)
-        return {"chunk": chunk_slots.setdefault(c, len(chunk_slots)), "hit": hit(c), "ranks": ranks, "scores": shown}
+        return [chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *ranks, *shown]
 
-    return {
-        "id": question.id,
-        "text": question.text,
-        "category": question.category,
-        "failure": diagnosis.failure,
-        "first_hit": facts.first_hits[q],
-        "ranks": dict(diagnosis.ranks),
-        "evidence": [
-            {"doc": s.doc_id, "start": s.start, "end": s.end, "text": facts.documents[s.doc_id][s.start : s.end]}
-            for s in question.spans
-        ],
-        "relevant": sorted(d for d, grade in question.judgements.items() if grade > 0),
-        "top": [entry(c) for c in top],
-        "beyond": [entry(c) for c in beyond],
-    }
+    return [
+        question.id,
+        question.text,
+        question.category,
+        diagnosis.failure,
+        facts.first_hits[q],
+        dict(diagnosis.ranks),
+        [[s.doc_id, s.start, s.end, facts.documents[s.doc_id][s.start : s.end]] for s in question.spans],
+        sorted(d for d, grade in question.judgements.items() if grade > 0),
+        [[chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *at] for c, at in zip(top, places, strict=False)],
+        [entry(c) for c in beyond],
+    ]
 
 
 def _evidence_ranks(question: Question, lists: list[tuple[list, list]], doc_of: list[str]) -> dict[int, int]:
