@@ -25,17 +25,17 @@ def top_rows(final: np.ndarray, k: int) -> np.ndarray:
     return top
 
 
-def stage_places(top: np.ndarray, stages: Sequence[tuple[np.ndarray, np.ndarray]]) -> list:
+def stage_places(top: np.ndarray, stages: Sequence[tuple[np.ndarray, np.ndarray]], block: int = BLOCK) -> list:
     """Per question, per chunk of ``top`` ((n, k), -1 padded): its rank in each stage (from 1; the last place
     should a stage list it twice; None where it does not), then its score in each stage (``rounded``; None
     where not listed), as nested lists [question][entry][rank per stage ..., score per stage ...].
-    ``stages``: each stage's (indices, scores), (n, depth)."""
+    ``stages``: each stage's (indices, scores), (n, depth); ``block``: comparisons at a time."""
     n, k = top.shape
     ranks = np.zeros((n, k, len(stages)), dtype=np.int64)
     scores = np.full((n, k, len(stages)), np.nan)
     for s, (indices, values) in enumerate(stages):
         width, values = indices.shape[1], np.asarray(values, dtype=np.float64)
-        step = max(1, BLOCK // max(1, k * width))
+        step = max(1, block // max(1, k * width))
         for a in range(0, n, step):
             wanted = top[a : a + step, :, None]
             same = (indices[a : a + step, None, ::-1] == wanted) & (wanted >= 0)  # each row read from its end
