@@ -84,12 +84,11 @@ def packed_view(facts: RunFacts) -> dict:
     chunk_slots: dict[int, int] = {}
     rows = [(s.indices.tolist(), s.scores) for s in facts.stages]  # chunk lists made once; scores read as needed
     doc_of = [c.doc_id for c in facts.chunks]  # chunk index -> document
+    stages = [(s.indices, s.scores) for s in facts.stages]
     top = top_rows(facts.stages[-1].indices, facts.report_k)  # (n, report_k) the final list's first chunks
-    places = stage_places(top, [(s.indices, s.scores) for s in facts.stages])
-    questions = [
-        _question(facts, q, chunk_slots, rows, doc_of, placed)
-        for q, placed in enumerate(zip(top.tolist(), places, strict=True))
-    ]
+    near = _near_rows(facts)  # (n, most touching) the chunks touching each question's evidence, -1 padded
+    placed = zip(top.tolist(), stage_places(top, stages), near.tolist(), stage_places(near, stages), strict=True)
+    questions = [_question(facts, q, chunk_slots, rows, doc_of, at) for q, at in enumerate(placed)]
     failures = [d.failure for d in facts.diagnoses]
     return {
         "format": PACKED,
@@ -140,18 +139,20 @@ def _question(
     chunk_slots: dict[int, int],
     rows: list[tuple[list, list]],
     doc_of: list[str],
-    placed: tuple[list, list],
+    placed: tuple[list, list, list, list],
 ) -> list:
     """Question ``q``'s part of the packed model (``packed.QUESTION_KEYS``); ``placed``: its top chunks (-1
-    padded) and their ranks and shown scores per stage (``places.stage_places``)."""
+    padded) and their ranks and shown scores per stage (``places.stage_places``), then the same of the chunks
+    touching its evidence (``_near_rows``)."""
     question, diagnosis = facts.questions[q], facts.diagnoses[q]
     lists = [(indices[q], scores[q]) for indices, scores in rows]  # each stage's row for this question
-    top_row, places = placed
+    top_row, places, near_row, near_places = placed
     top = [c for c in top_row if c >= 0]
     shown = set(top)
     near = facts.touching[q] if facts.touching and question.has_evidence else None
     if near is not None:  # the chunks touching the evidence are known: only they can be shown beyond or hit
-        best, hit = _best_ranks(near, lists), lambda c: bool(near.get(c))
+        found = dict(zip(near_row, near_places, strict=False))  # chunk -> its ranks and scores per stage
+        best, hit = _best_of(found, len(rows)), lambda c: bool(near.get(c))
     else:
         best, hit = _evidence_ranks(question, lists, doc_of), _hitter(facts.chunks, question, facts.tau)
     beyond = sorted(
@@ -160,9 +161,11 @@ def _question(
     )[:BEYOND]
 
     def entry(c: int) -> list:
+        if near is not None:
+            return [chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *found[c]]
         ranks, shown = [], []  # per stage: c's rank and its score, rounded for display (None: not listed)
         for row, scores in lists:
-            times = row.count(c)  # _place, inline: 300,000 calls at 10k questions
+            times = row.count(c)  # its last place, should the list hold it twice
             if times:
                 at = row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
                 ranks.append(at + 1)
@@ -193,32 +196,29 @@ def _evidence_ranks(question: Question, lists: list[tuple[list, list]], doc_of: 
     best: dict[int, int] = {}
     for row, _ in lists:
         ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and doc_of[c] in docs}
-        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _place finds it
+        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last
             if rank < best.get(c, rank + 1):
                 best[c] = rank
     return best
 
 
-def _best_ranks(near: Mapping[int, frozenset[int]], lists: list[tuple[list, list]]) -> dict[int, int]:
-    """``_evidence_ranks`` of the chunks in ``near`` alone (those touching the evidence): each listed one's best
-    rank over the stages, a stage ranking a chunk it holds twice where it is last (as ``_place`` finds it)."""
+def _near_rows(facts: RunFacts) -> np.ndarray:
+    """(n, m) int64: each question's chunks touching its evidence (``touching``, in its order), -1 padded;
+    none for a question whose touching chunks are not known."""
+    known = facts.touching if facts.touching else [None] * len(facts.questions)
+    rows = [list(near or ()) if q.has_evidence else [] for q, near in zip(facts.questions, known, strict=True)]
+    width = max(map(len, rows), default=0)
+    return np.array([row + [-1] * (width - len(row)) for row in rows], dtype=np.int64).reshape(len(rows), width)
+
+
+def _best_of(found: Mapping[int, list], stages: int) -> dict[int, int]:
+    """Chunk -> its best rank over the stages, of the chunks some stage lists (``found``: ranks then scores)."""
     best: dict[int, int] = {}
-    for c in near:
-        for row, _ in lists:
-            at = _place(row, c)
-            rank = None if at is None else at + 1
-            if rank is not None and rank < best.get(c, rank + 1):
-                best[c] = rank
+    for c, at in found.items():
+        ranks = [r for r in at[:stages] if r is not None]
+        if ranks:
+            best[c] = min(ranks)
     return best
-
-
-def _place(row: list[int], c: int) -> int | None:
-    """Position (from 0) of chunk ``c`` in one stage's list (its last place, should the list hold it
-    twice), None if absent."""
-    times = row.count(c)
-    if not times:
-        return None
-    return row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
 
 
 def _hitter(chunks: Sequence[Chunk], question: Question, tau: float):
