@@ -41,6 +41,15 @@ class Writes:
         data = text.encode("utf-8")
         self.file(path, lambda handle: handle.write(data))
 
+    def texts(self, path: Path, texts: list[str]) -> None:
+        """Write the UTF-8 concatenation of ``texts`` to ``path``, a piece at a time (no copy of the whole)."""
+
+        def fill(handle: BinaryIO) -> None:
+            for text in texts:
+                handle.write(text.encode("utf-8"))
+
+        self.file(path, fill)
+
     def paths(self) -> list[Path]:
         """Wait for every write; the paths written, in order. Raises the first write's failure."""
         return [future.result() for future in self._pending]

@@ -19,7 +19,6 @@ from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
 from rag_bench.run_folder.background import Writes
 from rag_bench.run_folder.explain import Explanation
-from rag_bench.run_folder.id_lists import IdLists
 from rag_bench.run_folder.manifest import KEY as FILES
 from rag_bench.run_folder.manifest import METRICS, clear_earlier
 from rag_bench.run_folder.per_question import NAMES as PER_QUESTION
@@ -54,7 +53,7 @@ def write_folder(
         writes.text(out_dir / "config.yaml", text)
         for name, fill in per_question_files(result, explanation).items():  # per_question.csv and .parquet
             writes.file(out_dir / name, fill)
-        writes.text(out_dir / "run.trec", trec_text(result))
+        writes.texts(out_dir / "run.trec", trec_pieces(result))
         if documents:
             writes.text(out_dir / "run_documents.trec", document_trec_text(result))
         for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
@@ -167,19 +166,38 @@ def trec_text(result: RunResult, tag: str = "rag-bench") -> str:
     Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
     pytrec_eval and ``retrieval=external`` rank the chunks exactly as rag-bench did.
     """
-    listed = IdLists.of_ranked(result.chunks, result.ranked)  # -1 pads a list
-    counts = np.diff(listed.offsets)
-    at = np.arange(len(listed.flat)) - np.repeat(listed.offsets[:-1], counts)  # each item's place in its row
-    # the n-th item listed takes rank n and the row's n-th written score (trec_score_rows: each row's prefixes
-    # as trec_scores writes them), whatever -1 pads before it
-    written = trec_score_rows(result.scores)[np.repeat(np.arange(len(counts)), counts), at]
-    width = result.ranked.shape[1]
-    columns = np.empty((len(listed.flat), 4), dtype=object)  # "q7 Q0 ", "d1:0-80 ", "3 ", "12.5 rag-bench\n"
-    columns[:, 0] = np.repeat(np.array([f"{q.id} Q0 " for q in result.dataset.questions], dtype=object), counts)
-    columns[:, 1] = np.array([f"{i} " for i in listed.ids], dtype=object)[listed.flat]
-    columns[:, 2] = np.array([f"{rank} " for rank in range(1, width + 1)], dtype=object)[at]
-    columns[:, 3] = _score_texts(written, f" {tag}\n")
-    return "".join(columns.ravel().tolist())
+    return "".join(trec_pieces(result, tag))
+
+
+TREC_ROWS = 500  # questions per piece of run.trec: each piece's arrays small enough to reuse the same memory
+
+
+def trec_pieces(result: RunResult, tag: str = "rag-bench") -> list[str]:
+    """``trec_text`` in pieces of ``TREC_ROWS`` questions (the file is their concatenation)."""
+    ranked, n = result.ranked, len(result.ranked)
+    present = np.zeros(len(result.chunks), dtype=bool)
+    present[ranked[ranked >= 0]] = True  # the chunks some list holds: each one's "id " made once
+    id_texts = np.full(len(result.chunks), None, dtype=object)
+    id_texts[present] = [f"{result.chunks[c].id} " for c in np.flatnonzero(present).tolist()]
+    heads = np.array([f"{q.id} Q0 " for q in result.dataset.questions], dtype=object)
+    ranks = np.array([f"{rank} " for rank in range(1, ranked.shape[1] + 1)], dtype=object)
+    pieces = []
+    for a in range(0, n, TREC_ROWS):
+        block = ranked[a : a + TREC_ROWS]
+        listed = block >= 0  # -1 pads a list
+        counts = listed.sum(axis=1)
+        flat = block[listed]
+        at = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)  # each item's place in its row
+        # the n-th item listed takes rank n and the row's n-th written score (trec_score_rows: each row's
+        # prefixes as trec_scores writes them), whatever -1 pads before it
+        written = trec_score_rows(result.scores[a : a + TREC_ROWS])[np.repeat(np.arange(len(block)), counts), at]
+        columns = np.empty((len(flat), 4), dtype=object)  # "q7 Q0 ", "d1:0-80 ", "3 ", "12.5 rag-bench\n"
+        columns[:, 0] = np.repeat(heads[a : a + TREC_ROWS], counts)
+        columns[:, 1] = id_texts[flat]
+        columns[:, 2] = ranks[at]
+        columns[:, 3] = _score_texts(written, f" {tag}\n")
+        pieces.append("".join(columns.ravel().tolist()))
+    return pieces
 
 
 def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:

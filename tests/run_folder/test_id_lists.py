@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from rag_bench.core.ties import trec_scores
+from rag_bench.run_folder import write
 from rag_bench.run_folder.id_lists import IdLists
 from rag_bench.run_folder.write import trec_text
 
@@ -63,7 +64,7 @@ def _trec_oracle(result, tag: str = "rag-bench") -> str:
     return "".join(lines)
 
 
-def test_trec_text_is_the_file_written_line_by_line():
+def test_trec_text_is_the_file_written_line_by_line(monkeypatch):
     rng = np.random.default_rng(5)
     chunks = [SimpleNamespace(id=f"doc{i % 9}:{i}-{i + 50}") for i in range(30)]
     ranked = _ranked(rng, 25, 12, len(chunks))
@@ -74,6 +75,8 @@ def test_trec_text_is_the_file_written_line_by_line():
     result = SimpleNamespace(chunks=chunks, ranked=ranked, scores=scores, dataset=SimpleNamespace(questions=questions))
     text = trec_text(result)
     assert text == _trec_oracle(result)
+    monkeypatch.setattr(write, "TREC_ROWS", 4)  # in pieces of a few questions, as at 10,000 questions
+    assert trec_text(result) == text
     assert text.count("\n") == int((ranked >= 0).sum()) > 200
     empty = SimpleNamespace(chunks=chunks, ranked=ranked[:0], scores=scores[:0], dataset=SimpleNamespace(questions=[]))
     assert trec_text(empty) == ""

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-BLOCK = 1 << 24  # comparisons per block of rows: (rows, report_k, depth) booleans
+BLOCK = 1 << 20  # comparisons per block of rows: (rows, report_k, depth) booleans, small enough to reuse
 
 
 def top_rows(final: np.ndarray, k: int) -> np.ndarray:
