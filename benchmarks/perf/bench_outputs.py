@@ -29,7 +29,7 @@ from common import Check, report
 from synthetic_runs import write_dataset
 
 # what differs between two runs of the same configuration (timings) and between two checkouts (``code``)
-UNCOMPARED = ("seconds", "latency_ms_p50", "latency_ms_p95", "build_seconds", "code")
+UNCOMPARED = ("seconds", "latency_ms_p50", "latency_ms_p95", "latency_sample", "build_seconds", "code")
 
 
 def measure(work: Path, dataset: Path, out: Path) -> dict:
