@@ -12,7 +12,7 @@ import csv
 import io
 import json
 import re
-from itertools import chain
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from rag_bench.core.cache import digest
 from rag_bench.core.files import write_atomic
 from rag_bench.run_folder.explain import Explanation
+from rag_bench.run_folder.id_lists import IdLists
 
 NAMES = ("per_question.csv", "per_question.parquet")  # the files ``write_per_question`` writes
 
@@ -33,6 +34,13 @@ LIST_COLUMNS = ("top_chunks", "ranked_chunks")  # lists: JSON text in the CSV, l
 def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
     """The evaluation's per-question rows with ``question``, ``failure``, ``evidence_rank_<stage>`` per stage
     list, and ``ranked_chunks`` (every chunk id of the final list, best first)."""
+    table, ranked = _table(result, explanation)
+    table["ranked_chunks"] = ranked.lists()
+    return table
+
+
+def _table(result, explanation: Explanation) -> tuple[pd.DataFrame, IdLists]:
+    """``per_question_table`` but ``ranked_chunks``, and that column's lists (indices into the chunk ids)."""
     table = result.evaluation.per_question.copy()
     at = list(table.columns).index("labelled")
     table.insert(1, "question", [q.text for q in result.dataset.questions])
@@ -43,12 +51,7 @@ def per_question_table(result, explanation: Explanation) -> pd.DataFrame:
     for offset, name in enumerate(names):
         ranks = [d.ranks.get(name) for d in explanation.diagnoses]
         table.insert(position + offset, f"evidence_rank_{name}", pd.array(ranks, dtype="Int64"))
-    ids: dict[int, str] = {}  # chunk index -> id, each made once
-    chunks = result.chunks
-    table["ranked_chunks"] = [
-        [ids.get(c) or ids.setdefault(c, chunks[c].id) for c in row if c >= 0] for row in result.ranked.tolist()
-    ]
-    return table
+    return table, IdLists.of_ranked(result.chunks, result.ranked)
 
 
 def label_digest(question) -> str:
@@ -62,15 +65,27 @@ def label_digest(question) -> str:
 
 def write_per_question(result, explanation: Explanation, out_dir: Path) -> list[Path]:
     """Write per_question.csv and per_question.parquet into ``out_dir``; return their paths."""
-    table = per_question_table(result, explanation)
-    csv_path, parquet = (out_dir / name for name in NAMES)
-    data = csv_text(table, {column: [_json_list(items) for items in table[column]] for column in LIST_COLUMNS})
-    write_atomic(csv_path, lambda handle: handle.write(data.encode("utf-8")))
-    write_atomic(parquet, lambda handle: write_parquet(table, handle))
-    return [csv_path, parquet]
+    return [write_atomic(out_dir / name, fill) for name, fill in per_question_files(result, explanation).items()]
 
 
-def write_parquet(table: pd.DataFrame, handle: BinaryIO) -> None:
+def per_question_files(result, explanation: Explanation) -> dict[str, Callable[[BinaryIO], object]]:
+    """per_question.csv and per_question.parquet: file name -> what writes it (``files.write_atomic``'s
+    ``write``); the CSV's text is made here, the Parquet file's table when it is written."""
+    table, ranked = _table(result, explanation)
+    top = IdLists.of_cells(table["top_chunks"].tolist())
+    if top is None:  # not lists of text: every list column as Python lists, as before
+        table = table.assign(ranked_chunks=ranked.lists())
+        lists = {name: [_json_list(items) for items in table[name]] for name in LIST_COLUMNS}
+    else:  # placeholders: the cells are the lists' (``LIST_COLUMNS`` are the last columns either way)
+        lists, table = {"top_chunks": top, "ranked_chunks": ranked}, table.assign(ranked_chunks=None)
+    data = csv_text(table, lists).encode("utf-8")
+    return {
+        NAMES[0]: lambda handle: handle.write(data),
+        NAMES[1]: lambda handle: write_parquet(table, handle, None if top is None else lists),
+    }
+
+
+def write_parquet(table: pd.DataFrame, handle: BinaryIO, lists: dict[str, IdLists] | None = None) -> None:
     """``table.to_parquet(handle, index=False)``, the same bytes, with the list columns (``LIST_COLUMNS``, lists
     of text) made as Arrow list arrays from their flattened items and offsets: pyarrow's own conversion
     inspects every item of every list (a million chunk ids at 10,000 questions), most of the write's time.
@@ -78,33 +93,33 @@ def write_parquet(table: pd.DataFrame, handle: BinaryIO) -> None:
     The rest of the table goes through ``pa.Table.from_pandas`` as before, and the pandas metadata gets the
     entries ``from_pandas`` gives a column of lists of text, in the table's column order; anything else
     (an empty table, an item that is not text, a cell that is not a list) is left to ``to_parquet``.
+
+    ``lists``: the list columns' cells (the table's cells in those columns are then placeholders).
     """
-    lists = [name for name in LIST_COLUMNS if name in table]
-    try:
-        arrow = _arrow_table(table, lists) if len(table) and lists else None
-    except (TypeError, pa.ArrowException):
-        arrow = None
+    if lists is not None:  # placeholders in the table: its cells are these lists
+        arrow = _arrow_table(table, lists) if len(table) else None
+        table = table.assign(**{name: column.lists() for name, column in lists.items()}) if arrow is None else table
+    else:
+        found = {name: IdLists.of_cells(table[name].tolist()) for name in LIST_COLUMNS if name in table}
+        complete = all(column is not None for column in found.values())
+        arrow = _arrow_table(table, found) if len(table) and found and complete else None
     if arrow is None:
         table.to_parquet(handle, index=False)
     else:
-        pq.write_table(arrow, handle, compression="snappy")  # pandas' default compression
+        sink = pa.BufferOutputStream()  # written in Arrow's memory, the interpreter's lock released, then copied once
+        pq.write_table(arrow, sink, compression="snappy")  # pandas' default compression
+        handle.write(sink.getvalue())
 
 
-def _arrow_table(table: pd.DataFrame, lists: list[str]) -> pa.Table:
-    """``pa.Table.from_pandas(table, preserve_index=False)``, its ``lists`` columns built from their items."""
-    arrow = pa.Table.from_pandas(table.drop(columns=lists), preserve_index=False)
+def _arrow_table(table: pd.DataFrame, lists: dict[str, IdLists]) -> pa.Table:
+    """``pa.Table.from_pandas(table, preserve_index=False)``, its ``lists`` columns made by ``IdLists.arrow``."""
+    arrow = pa.Table.from_pandas(table.drop(columns=list(lists)), preserve_index=False)
     probe = pd.DataFrame({name: [["text"]] for name in lists})  # what from_pandas records for such a column
     entries = {e["name"]: e for e in _pandas_metadata(pa.Table.from_pandas(probe, preserve_index=False))["columns"]}
     metadata = _pandas_metadata(arrow)
     entries |= {e["name"]: e for e in metadata["columns"]}
-    for name in lists:
-        cells = table[name].tolist()
-        if not all(type(cell) is list for cell in cells):
-            raise TypeError(f"{name}: a cell that is not a list")
-        offsets = np.zeros(len(cells) + 1, dtype=np.int32)
-        np.cumsum([len(cell) for cell in cells], out=offsets[1:])
-        items = pa.array(list(chain.from_iterable(cells)), type=pa.string())  # ArrowException unless all text
-        column = pa.ListArray.from_arrays(pa.array(offsets), items)
+    for name in sorted(lists, key=list(table.columns).index):  # inserted left to right
+        column = lists[name].arrow()
         arrow = arrow.add_column(list(table.columns).index(name), pa.field(name, column.type), column)
     metadata["columns"] = [entries[name] for name in table.columns]
     return arrow.replace_schema_metadata({**arrow.schema.metadata, b"pandas": json.dumps(metadata).encode("utf8")})
@@ -114,13 +129,14 @@ def _pandas_metadata(arrow: pa.Table) -> dict:
     return json.loads(arrow.schema.metadata[b"pandas"])
 
 
-def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
+def csv_text(table: pd.DataFrame, texts: dict[str, list[str] | IdLists]) -> str:
     """``table.to_csv(index=False)`` with the columns named in ``texts`` replaced by those texts, written by
     the csv module itself (as pandas does: minimal quoting, ``\n`` line ends) from each column's field
     texts, without making a frame of text columns (pandas 3 would convert each to Arrow strings and back).
 
     Fields: a float64 column as ``float_text`` writes it, a missing value (None, NaN, NA) as empty, any
-    other value as ``str`` of it; a column of any other dtype goes through pandas as it was.
+    other value as ``str`` of it; a column of any other dtype goes through pandas as it was. A ``texts``
+    column given as ``IdLists`` stands for its rows' JSON texts (``IdLists.json_texts``).
     """
     columns = []
     for name in table.columns:
@@ -132,7 +148,7 @@ def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
         elif _plain_dtype(series.dtype):
             columns.append(series.to_numpy(dtype=object, na_value="").tolist())
         else:
-            return table.assign(**{n: texts[n] for n in texts}).to_csv(index=False)
+            return table.assign(**{n: _texts(texts[n]) for n in texts}).to_csv(index=False)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(list(table.columns))
@@ -141,11 +157,21 @@ def csv_text(table: pd.DataFrame, texts: dict[str, list[str]]) -> str:
         head = io.StringIO()
         csv.writer(head, lineterminator="\n").writerows(zip(*columns[:-trailing], strict=True))
         lines = head.getvalue().split("\n")[:-1]  # one line a row: no field before these holds a line break
-        fields = [[_quoted(text) for text in column] for column in columns[-trailing:]]
+        fields = [_fields(column) for column in columns[-trailing:]]
         out.write("".join([",".join(row) + "\n" for row in zip(lines, *fields, strict=True)]))
         return out.getvalue()
-    writer.writerows(zip(*columns, strict=True))
+    writer.writerows(zip(*map(_texts, columns), strict=True))
     return out.getvalue()
+
+
+def _texts(column: list | IdLists) -> list:
+    """A column's values, an ``IdLists`` column as its rows' JSON texts."""
+    return column.json_texts() if isinstance(column, IdLists) else column
+
+
+def _fields(column: list[str] | IdLists) -> list[str]:
+    """A trailing text column's fields as the csv module writes them (``_quoted``)."""
+    return column.csv_fields() if isinstance(column, IdLists) else [_quoted(text) for text in column]
 
 
 def _trailing_texts(names: list[str], texts: dict[str, list[str]], columns: list[list]) -> int:
@@ -160,6 +186,8 @@ def _trailing_texts(names: list[str], texts: dict[str, list[str]], columns: list
 
 def _breaks(column: list) -> bool:
     """Whether a field of ``column`` (text, or values the csv module writes as ``str``) holds a line break."""
+    if isinstance(column, IdLists):  # JSON texts: json.dumps escapes line breaks
+        return False
     try:
         joined = "".join(column)
     except TypeError:  # not all text: only its text values can break a line

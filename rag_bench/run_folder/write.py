@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import yaml
 from omegaconf import OmegaConf
 
@@ -16,18 +17,19 @@ from rag_bench.core.cache import code_version
 from rag_bench.core.files import write_text
 from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
+from rag_bench.run_folder.background import Writes
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.manifest import KEY as FILES
 from rag_bench.run_folder.manifest import METRICS, clear_earlier
 from rag_bench.run_folder.per_question import NAMES as PER_QUESTION
-from rag_bench.run_folder.per_question import write_per_question
+from rag_bench.run_folder.per_question import per_question_files
 
 
 def write_folder(
     result: RunResult,
     out_dir: Path,
     explanation: Explanation,
-    pages: Mapping[str, str],
+    pages: Mapping[str, str | Callable[[], str]],
     config_text: str | None = None,
     fingerprint: dict[str, str] | None = None,
 ) -> tuple[dict, list[Path]]:
@@ -35,8 +37,9 @@ def write_folder(
     files written (metrics.json last).
 
     ``explanation``: its failure classes and work (``explain.py``); ``pages``: file name -> text of the
-    pages the report made of it (``report.html``). ``fingerprint`` (``fingerprint.py``) is recorded with
-    the metrics: what the numbers depend on.
+    pages the report made of it (``report.html``), or a function making it (made while the files before it
+    are written). ``fingerprint`` (``fingerprint.py``) is recorded with the metrics: what the numbers depend on.
+    Files are written in the background (``background.py``) while the next one is made, metrics.json last.
     """
     documents = result.evaluation.documents is not None
     names = ["config.yaml", *pages, *PER_QUESTION, "run.trec", *(["run_documents.trec"] * documents)]
@@ -46,23 +49,34 @@ def write_folder(
     # resumed sweep would keep them) and a finished one leaves one run's files (manifest.py)
     clear_earlier(out_dir, names)
     text = config_text if config_text is not None else config_yaml(result.config)
-    written = [write_text(out_dir / "config.yaml", text)]
+    with Writes() as writes:
+        writes.text(out_dir / "config.yaml", text)
+        for name, fill in per_question_files(result, explanation).items():  # per_question.csv and .parquet
+            writes.file(out_dir / name, fill)
+        writes.texts(out_dir / "run.trec", trec_pieces(result))
+        if documents:
+            writes.text(out_dir / "run_documents.trec", document_trec_text(result))
+        for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
+            writes.text(out_dir / name, text)
+        for name, page in pages.items():  # made while the files above reach the disk
+            writes.text(out_dir / name, page if isinstance(page, str) else page())
+        payload = _payload(result, explanation, names, fingerprint)
+        done = {path.name: path for path in writes.paths()}
+    written = [done[name] for name in names[:-1]]
+    # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
+    written.append(write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n"))
+    return payload, written
+
+
+def _payload(result: RunResult, explanation: Explanation, names: list[str], fingerprint: dict | None) -> dict:
+    """The metrics.json object (``names``: the files of the run folder)."""
     payload = metrics_payload(result) | {"failures": explanation.failure_summary()}
     payload["stats"]["work"] = explanation.work.as_dict()
     if fingerprint is not None:
         payload["fingerprint"] = fingerprint
     payload["code"] = code_version()  # the rag-bench source that computed these numbers
     payload[FILES] = names
-    written += [write_text(out_dir / name, page) for name, page in pages.items()]
-    written += write_per_question(result, explanation, out_dir)  # per_question.csv and .parquet
-    written.append(write_trec(result, out_dir / "run.trec"))
-    if documents:
-        written.append(write_document_trec(result, out_dir / "run_documents.trec"))
-    for name, text in result.files.items():  # e.g. pgvector.sql, the statements the index ran
-        written.append(write_text(out_dir / name, text))
-    # metrics.json last: its presence marks a finished run (resumed sweeps skip such points)
-    written.append(write_text(out_dir / METRICS, json.dumps(payload, indent=2) + "\n"))
-    return payload, written
+    return payload
 
 
 def config_yaml(config) -> str:
@@ -142,30 +156,64 @@ def ann_metric(result: RunResult) -> dict[str, float]:
 
 
 def write_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
+    """Write ``trec_text`` to ``path``."""
+    return write_text(path, trec_text(result, tag))
+
+
+def trec_text(result: RunResult, tag: str = "rag-bench") -> str:
     """TREC run file: ``qid Q0 chunk_id rank score tag``, chunk id ``doc_id:start-end``.
 
     Scores are written strictly decreasing in float32 (``core/ties.trec_scores``), so that trec_eval,
     pytrec_eval and ``retrieval=external`` rank the chunks exactly as rag-bench did.
     """
-    parts = []
-    ids: dict[int, str] = {}  # chunk index -> id, each made once
-    chunks, tail = result.chunks, f" {tag}\n"
-    ranks = [str(rank) for rank in range(1, result.ranked.shape[1] + 1)]  # rank texts, each made once
-    written = trec_score_rows(result.scores).tolist()  # each row's prefixes as trec_scores writes them
-    for question, row, scores in zip(result.dataset.questions, result.ranked.tolist(), written, strict=True):
-        head, listed = f"{question.id} Q0 ", [c for c in row if c >= 0]  # -1 pads a list
-        parts.append(
-            "".join(
-                [
-                    f"{head}{ids.get(c) or ids.setdefault(c, chunks[c].id)} {rank} {score!r}{tail}"
-                    for c, rank, score in zip(listed, ranks, scores, strict=False)  # the first len(listed)
-                ]
-            )
-        )
-    return write_text(path, "".join(parts))
+    return "".join(trec_pieces(result, tag))
+
+
+TREC_ROWS = 500  # questions per piece of run.trec: each piece's arrays small enough to reuse the same memory
+
+
+def trec_pieces(result: RunResult, tag: str = "rag-bench") -> list[str]:
+    """``trec_text`` in pieces of ``TREC_ROWS`` questions (the file is their concatenation)."""
+    ranked, n = result.ranked, len(result.ranked)
+    present = np.zeros(len(result.chunks), dtype=bool)
+    present[ranked[ranked >= 0]] = True  # the chunks some list holds: each one's "id " made once
+    id_texts = np.full(len(result.chunks), None, dtype=object)
+    id_texts[present] = [f"{result.chunks[c].id} " for c in np.flatnonzero(present).tolist()]
+    heads = np.array([f"{q.id} Q0 " for q in result.dataset.questions], dtype=object)
+    ranks = np.array([f"{rank} " for rank in range(1, ranked.shape[1] + 1)], dtype=object)
+    pieces = []
+    for a in range(0, n, TREC_ROWS):
+        block = ranked[a : a + TREC_ROWS]
+        listed = block >= 0  # -1 pads a list
+        counts = listed.sum(axis=1)
+        flat = block[listed]
+        at = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)  # each item's place in its row
+        # the n-th item listed takes rank n and the row's n-th written score (trec_score_rows: each row's
+        # prefixes as trec_scores writes them), whatever -1 pads before it
+        written = trec_score_rows(result.scores[a : a + TREC_ROWS])[np.repeat(np.arange(len(block)), counts), at]
+        columns = np.empty((len(flat), 4), dtype=object)  # "q7 Q0 ", "d1:0-80 ", "3 ", "12.5 rag-bench\n"
+        columns[:, 0] = np.repeat(heads[a : a + TREC_ROWS], counts)
+        columns[:, 1] = id_texts[flat]
+        columns[:, 2] = ranks[at]
+        columns[:, 3] = _score_texts(written, f" {tag}\n")
+        pieces.append("".join(columns.ravel().tolist()))
+    return pieces
+
+
+def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:
+    """(n,) object: ``f"{value!r}{tail}"`` of each float64 value, each distinct value written once."""
+    if np.isnan(values).any() or ((values == 0) & np.signbit(values)).any():  # not unique as written: each
+        return np.array([f"{v!r}{tail}" for v in values.tolist()], dtype=object)
+    distinct, at = np.unique(values, return_inverse=True)
+    return np.array([f"{v!r}{tail}" for v in distinct.tolist()], dtype=object)[at.reshape(-1)]
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:
+    """Write ``document_trec_text`` to ``path``."""
+    return write_text(path, document_trec_text(result, tag))
+
+
+def document_trec_text(result: RunResult, tag: str = "rag-bench") -> str:
     """The document ranking the metrics read (a document ranks where its first chunk ranks), with scores
     strictly decreasing in float32 (``core/ties.trec_scores``): pytrec_eval on this file equals the metrics."""
     run = result.evaluation.documents
@@ -174,7 +222,7 @@ def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -
         docs = run.ranked[q][run.ranked[q] >= 0]
         for rank, (d, score) in enumerate(zip(docs, trec_scores(run.scores[q][: len(docs)]), strict=True), start=1):
             lines.append(f"{question.id} Q0 {run.doc_ids[d]} {rank} {score!r} {tag}\n")
-    return write_text(path, "".join(lines))
+    return "".join(lines)
 
 
 def _number(value: float) -> float | None:

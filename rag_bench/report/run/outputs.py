@@ -12,7 +12,7 @@ import pandas as pd
 
 from rag_bench.core.pauses import no_collector_pauses
 from rag_bench.report.run.page import render_run_page
-from rag_bench.report.run.view import DISPLAY_CLASSES, RunFacts, Stage, run_view
+from rag_bench.report.run.view import DISPLAY_CLASSES, RunFacts, Stage, packed_view
 from rag_bench.run_folder.explain import Explanation, explain
 from rag_bench.run_folder.write import write_folder
 from rag_bench.score.failures import MISSES
@@ -32,7 +32,10 @@ def write_outputs(
     """``write_run``, also returning the files written (metrics.json last)."""
     with no_collector_pauses():  # millions of small objects at 10k questions (core/pauses.py)
         explanation = explain(result)
-        page = render_run_page(run_view(run_facts(result, explanation)))
+
+        def page() -> str:  # made while the data files are written (write_folder)
+            return render_run_page(packed_view(run_facts(result, explanation)))
+
         return write_folder(result, out_dir, explanation, {"report.html": page}, config_text, fingerprint)
 
 

@@ -25,7 +25,7 @@ def pack_view(view: dict) -> dict:
     return {
         **view,
         "format": PACKED,
-        "chunks": [_chunk(c) for c in view["chunks"]],
+        "chunks": [pack_chunk(c) for c in view["chunks"]],
         "questions": [_question(q) for q in view["questions"]],
     }
 
@@ -44,7 +44,8 @@ def unpack_view(packed: dict, format_: int) -> dict:
     }
 
 
-def _chunk(c: dict) -> list:
+def pack_chunk(c: dict) -> list:
+    """A chunk of the model as a list: doc, start, end, text (and the id, unless its offsets make it)."""
     row = [c["doc"], c["start"], c["end"], c["text"]]
     return row if c["id"] == f"{c['doc']}:{c['start']}-{c['end']}" else [*row, c["id"]]
 

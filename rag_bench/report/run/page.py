@@ -16,7 +16,7 @@ from pathlib import Path
 from rag_bench.core.errors import DataError
 from rag_bench.report.blocks import write_text
 from rag_bench.report.page_assets import asset, table_html
-from rag_bench.report.run.packed import PACKED, pack_view, unpack_view
+from rag_bench.report.run.packed import PACKED, QUESTION_KEYS, pack_view, unpack_view
 from rag_bench.report.run.view import FORMAT
 from rag_bench.run_folder.read import RunFolder
 from rag_bench.score.failures import MISSES
@@ -27,7 +27,8 @@ CATEGORY_METRICS = ("hit@{k}", "recall@{k}", "mrr@{k}", "ndcg@{k}")
 
 
 def render_run_page(view: dict) -> str:
-    """The whole page as one HTML string."""
+    """The whole page as one HTML string (``view``: ``run_view``'s model, or ``packed_view``'s)."""
+    view = view if view.get("format") == PACKED else pack_view(view)
     run = view["run"]
     title = html.escape(run["title"])
     body = [
@@ -45,7 +46,7 @@ def render_run_page(view: dict) -> str:
         _controls(view),
         '<div id="questions"></div>',
         '<button id="more" hidden>show more</button>',
-        f"{DATA_START}{embed_json(pack_view(view))}</script>",
+        f"{DATA_START}{embed_json(view)}</script>",
         f"<script>{asset('run_page.js')}</script>",
     ]
     head = f"<head><meta charset=utf-8><title>{title}</title><style>{asset('page.css')}</style></head>"
@@ -159,7 +160,8 @@ def _settings(view: dict) -> str:
 
 
 def _controls(view: dict) -> str:
-    categories = sorted({q["category"] or "(none)" for q in view["questions"]})
+    at = QUESTION_KEYS.index("category")
+    categories = sorted({q[at] or "(none)" for q in view["questions"]})  # packed: each question a list
     category_options = "".join(f'<option value="{html.escape(c)}">{html.escape(c)}</option>' for c in categories)
     class_options = "".join(f'<option value="{c}">{c}</option>' for c in view["classes"])
     return (

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_bench.core.types import Chunk, Question
+from rag_bench.report.run.packed import PACKED, pack_chunk, unpack_view
+from rag_bench.report.run.places import stage_places, top_rows
 from rag_bench.score.failures import CLASSES, HIT, MISSES, UNLABELLED, Diagnosis, failure_counts
 from rag_bench.score.relevance import overlap, tau_ratio
 
@@ -73,14 +75,23 @@ class RunFacts:
 
 def run_view(facts: RunFacts) -> dict:
     """The page's data model (layout in the module docstring)."""
+    return unpack_view(packed_view(facts), FORMAT)
+
+
+def packed_view(facts: RunFacts) -> dict:
+    """``pack_view(run_view(facts))``, made as such (``packed.py``): the model report.html embeds."""
     assert_aligned(facts)
     chunk_slots: dict[int, int] = {}
-    rows = [(s.indices.tolist(), s.scores.tolist()) for s in facts.stages]  # Python lists, made once
+    rows = [(s.indices.tolist(), s.scores) for s in facts.stages]  # chunk lists made once; scores read as needed
     doc_of = [c.doc_id for c in facts.chunks]  # chunk index -> document
-    questions = [_question(facts, q, chunk_slots, rows, doc_of) for q in range(len(facts.questions))]
+    stages = [(s.indices, s.scores) for s in facts.stages]
+    top = top_rows(facts.stages[-1].indices, facts.report_k)  # (n, report_k) the final list's first chunks
+    near = _near_rows(facts)  # (n, most touching) the chunks touching each question's evidence, -1 padded
+    placed = zip(top.tolist(), stage_places(top, stages), near.tolist(), stage_places(near, stages), strict=True)
+    questions = [_question(facts, q, chunk_slots, rows, doc_of, at) for q, at in enumerate(placed)]
     failures = [d.failure for d in facts.diagnoses]
     return {
-        "format": FORMAT,
+        "format": PACKED,
         "run": {
             "title": facts.title,
             "dataset": facts.dataset,
@@ -97,7 +108,7 @@ def run_view(facts: RunFacts) -> dict:
         **({"languages": _groups(facts.languages)} if facts.languages else {}),
         "failures": failure_counts(failures, [q.category for q in facts.questions]),
         "classes": list(DISPLAY_CLASSES),
-        "chunks": [_chunk(facts.chunks[c]) for c in chunk_slots],
+        "chunks": [pack_chunk(_chunk(facts.chunks[c])) for c in chunk_slots],
         "questions": questions,
     }
 
@@ -123,16 +134,25 @@ def assert_aligned(facts: RunFacts) -> None:
 
 
 def _question(
-    facts: RunFacts, q: int, chunk_slots: dict[int, int], rows: list[tuple[list, list]], doc_of: list[str]
-) -> dict:
+    facts: RunFacts,
+    q: int,
+    chunk_slots: dict[int, int],
+    rows: list[tuple[list, list]],
+    doc_of: list[str],
+    placed: tuple[list, list, list, list],
+) -> list:
+    """Question ``q``'s part of the packed model (``packed.QUESTION_KEYS``); ``placed``: its top chunks (-1
+    padded) and their ranks and shown scores per stage (``places.stage_places``), then the same of the chunks
+    touching its evidence (``_near_rows``)."""
     question, diagnosis = facts.questions[q], facts.diagnoses[q]
     lists = [(indices[q], scores[q]) for indices, scores in rows]  # each stage's row for this question
-    final = lists[-1][0]
-    top = [c for c in final if c >= 0][: facts.report_k]
+    top_row, places, near_row, near_places = placed
+    top = [c for c in top_row if c >= 0]
     shown = set(top)
     near = facts.touching[q] if facts.touching and question.has_evidence else None
     if near is not None:  # the chunks touching the evidence are known: only they can be shown beyond or hit
-        best, hit = _best_ranks(near, lists), lambda c: bool(near.get(c))
+        found = dict(zip(near_row, near_places, strict=False))  # chunk -> its ranks and scores per stage
+        best, hit = _best_of(found, len(rows)), lambda c: bool(near.get(c))
     else:
         best, hit = _evidence_ranks(question, lists, doc_of), _hitter(facts.chunks, question, facts.tau)
     beyond = sorted(
@@ -140,35 +160,34 @@ def _question(
         key=lambda c: (best[c], c),
     )[:BEYOND]
 
-    def entry(c: int) -> dict:
+    def entry(c: int) -> list:
+        if near is not None:
+            return [chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *found[c]]
         ranks, shown = [], []  # per stage: c's rank and its score, rounded for display (None: not listed)
         for row, scores in lists:
-            times = row.count(c)  # _place, inline: 300,000 calls at 10k questions
+            times = row.count(c)  # its last place, should the list hold it twice
             if times:
                 at = row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
                 ranks.append(at + 1)
-                value = scores[at]
+                value = float(scores[at])  # the Python float of the array's value, as tolist makes it
                 shown.append(float(f"{value:.6g}") if math.isfinite(value) else None)  # _rounded
             else:
                 ranks.append(None)
                 shown.append(None)
-        return {"chunk": chunk_slots.setdefault(c, len(chunk_slots)), "hit": hit(c), "ranks": ranks, "scores": shown}
+        return [chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *ranks, *shown]
 
-    return {
-        "id": question.id,
-        "text": question.text,
-        "category": question.category,
-        "failure": diagnosis.failure,
-        "first_hit": facts.first_hits[q],
-        "ranks": dict(diagnosis.ranks),
-        "evidence": [
-            {"doc": s.doc_id, "start": s.start, "end": s.end, "text": facts.documents[s.doc_id][s.start : s.end]}
-            for s in question.spans
-        ],
-        "relevant": sorted(d for d, grade in question.judgements.items() if grade > 0),
-        "top": [entry(c) for c in top],
-        "beyond": [entry(c) for c in beyond],
-    }
+    return [
+        question.id,
+        question.text,
+        question.category,
+        diagnosis.failure,
+        facts.first_hits[q],
+        dict(diagnosis.ranks),
+        [[s.doc_id, s.start, s.end, facts.documents[s.doc_id][s.start : s.end]] for s in question.spans],
+        sorted(d for d, grade in question.judgements.items() if grade > 0),
+        [[chunk_slots.setdefault(c, len(chunk_slots)), int(hit(c)), *at] for c, at in zip(top, places, strict=False)],
+        [entry(c) for c in beyond],
+    ]
 
 
 def _evidence_ranks(question: Question, lists: list[tuple[list, list]], doc_of: list[str]) -> dict[int, int]:
@@ -177,32 +196,29 @@ def _evidence_ranks(question: Question, lists: list[tuple[list, list]], doc_of: 
     best: dict[int, int] = {}
     for row, _ in lists:
         ranks = {c: rank for rank, c in enumerate(row, start=1) if c >= 0 and doc_of[c] in docs}
-        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last, as _place finds it
+        for c, rank in ranks.items():  # a chunk a list holds twice ranks where it is last
             if rank < best.get(c, rank + 1):
                 best[c] = rank
     return best
 
 
-def _best_ranks(near: Mapping[int, frozenset[int]], lists: list[tuple[list, list]]) -> dict[int, int]:
-    """``_evidence_ranks`` of the chunks in ``near`` alone (those touching the evidence): each listed one's best
-    rank over the stages, a stage ranking a chunk it holds twice where it is last (as ``_place`` finds it)."""
+def _near_rows(facts: RunFacts) -> np.ndarray:
+    """(n, m) int64: each question's chunks touching its evidence (``touching``, in its order), -1 padded;
+    none for a question whose touching chunks are not known."""
+    known = facts.touching if facts.touching else [None] * len(facts.questions)
+    rows = [list(near or ()) if q.has_evidence else [] for q, near in zip(facts.questions, known, strict=True)]
+    width = max(map(len, rows), default=0)
+    return np.array([row + [-1] * (width - len(row)) for row in rows], dtype=np.int64).reshape(len(rows), width)
+
+
+def _best_of(found: Mapping[int, list], stages: int) -> dict[int, int]:
+    """Chunk -> its best rank over the stages, of the chunks some stage lists (``found``: ranks then scores)."""
     best: dict[int, int] = {}
-    for c in near:
-        for row, _ in lists:
-            at = _place(row, c)
-            rank = None if at is None else at + 1
-            if rank is not None and rank < best.get(c, rank + 1):
-                best[c] = rank
+    for c, at in found.items():
+        ranks = [r for r in at[:stages] if r is not None]
+        if ranks:
+            best[c] = min(ranks)
     return best
-
-
-def _place(row: list[int], c: int) -> int | None:
-    """Position (from 0) of chunk ``c`` in one stage's list (its last place, should the list hold it
-    twice), None if absent."""
-    times = row.count(c)
-    if not times:
-        return None
-    return row.index(c) if times == 1 else len(row) - 1 - row[::-1].index(c)
 
 
 def _hitter(chunks: Sequence[Chunk], question: Question, tau: float):
