@@ -108,16 +108,11 @@ COMPUTING = (
 
 
 def library_versions(names: tuple[str, ...] = COMPUTING) -> dict[str, str | None]:
-    """The installed version of each package (None where it is not installed)."""
-    from importlib.metadata import PackageNotFoundError, version
+    """The installed version of each package (None where it is not installed), as ``importlib.metadata`` says
+    (``core/versions.py``: without importing it where it can)."""
+    from rag_bench.core.versions import versions
 
-    found: dict[str, str | None] = {}
-    for name in names:
-        try:
-            found[name] = version(name)
-        except PackageNotFoundError:
-            found[name] = None
-    return found
+    return versions(names)
 
 
 @functools.cache
