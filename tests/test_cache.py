@@ -1,5 +1,6 @@
 import hashlib
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 import rag_bench.core.cache
+import rag_bench.core.files
 from rag_bench.core.cache import DiskCache, digest, source_digest
 from rag_bench.core.files import is_write_fault
 from rag_bench.embed.cached import COMMIT_EVERY, EMBED_EVERY, embed_cached
@@ -122,6 +124,21 @@ def test_corrupt_entry_is_detected_dropped_and_recomputed(tmp_path):
     cache.put("ns", "cafe", b"0123456789")
     path.write_bytes(path.read_bytes()[:20])  # truncated write
     assert list(cache.entries("ns")) == [] and cache.corrupt == 2
+
+
+def test_computed_entries_are_not_synced_and_a_torn_one_is_computed_again(tmp_path, monkeypatch):
+    synced, calls = [], []
+    real = os.fsync
+    monkeypatch.setattr(rag_bench.core.files.os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    cache = DiskCache(tmp_path)
+    assert cache.get_or_compute("chunks", "k", lambda: calls.append(1) or [1, 2, 3]) == ([1, 2, 3], False)
+    assert synced == [] and cache.get_or_compute("chunks", "k", lambda: calls.append(1) or [9]) == ([1, 2, 3], True)
+    (path,) = [p for p in (tmp_path / "chunks").rglob("*") if p.is_file()]
+    path.write_bytes(path.read_bytes()[:-3])  # what a power cut may leave of an unsynced write
+    assert cache.get_or_compute("chunks", "k", lambda: calls.append(1) or [1, 2, 3]) == ([1, 2, 3], False)
+    assert calls == [1, 1] and cache.corrupt == 1
+    cache.put("candidates", "k", b"v")
+    assert len(synced) == 1  # put itself still syncs
 
 
 WRITER = """

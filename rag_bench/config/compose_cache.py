@@ -130,7 +130,8 @@ class CachedComposer:
     def _keep(self, key: str, config: DictConfig) -> None:
         try:
             env = {name: os.environ.get(name) for name in config.hydra.job.env_copy}
-            self.cache.put(NAMESPACE, key, pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL))
+            blob = pickle.dumps((env, config), protocol=pickle.HIGHEST_PROTOCOL)
+            self.cache.put(NAMESPACE, key, blob, durable=False)  # torn by a power cut: fails its checksum, recomposed
         except (OSError, pickle.PicklingError, TypeError, AttributeError):
             pass  # not kept: the next run composes it again
 

@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import IO, Protocol, TypeVar
 
-from tqdm import tqdm
-
 QUIET_ENV = ("RAG_BENCH_QUIET", "TQDM_DISABLE")
 FALSE_WORDS = {"", "0", "false", "no", "off"}
 MILESTONES = (0, 25, 50, 75, 100)  # percent done at which a plain line is printed
@@ -62,6 +60,8 @@ def progress(total: int | None, desc: str, unit: str, stream: IO[str] | None = N
     if is_quiet() or total == 0:
         yield _Silent()
     elif _is_terminal(stream):
+        from tqdm import tqdm  # 30-45 ms to import (its version lookup): only for a bar on a terminal
+
         with tqdm(total=total, desc=desc, unit=unit, file=stream, leave=False, disable=False) as bar:
             yield bar
     else:

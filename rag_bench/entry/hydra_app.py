@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rag_bench.core.errors import RagBenchError
 from rag_bench.core.files import check_writable, is_write_fault, naming
+from rag_bench.entry.collection import pause_collection, resume_collection
 from rag_bench.entry.failing import RUN_DIR_HINT, USAGE_ERROR, fail, fail_write, printed_os_error, write_hint
 
 
@@ -31,9 +32,11 @@ def run_hydra(argv: list[str], hint: str = "", dry_run: bool = False) -> None:
     folder = None
     if dry_run:
         argv, folder = dry_overrides(argv)
+    pause_collection()
     try:
         _run_hydra(argv, hint)
     finally:
+        resume_collection()  # a no-op once a job started; else (a usage error, Hydra's help) collecting again
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
     if dry_run:
@@ -136,6 +139,7 @@ def group_alias(override: str) -> str:
 
 def task(cfg) -> float:
     """The Hydra task: release held stderr, run one job, hold stderr again."""
+    resume_collection()
     PROCESS.job_started = True
     sys.stderr.flush()
     (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
@@ -211,6 +215,7 @@ def plan_point_config(cfg, number: int, overrides: list[str]) -> float:
     from rag_bench.config.schema import validate
     from rag_bench.entry.planning import dry_point, point_label, point_plan
 
+    resume_collection()
     PROCESS.job_started = True
     (PROCESS.real_stderr or sys.__stderr__).write(PROCESS.release())
     try:

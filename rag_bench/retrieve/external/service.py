@@ -19,10 +19,9 @@ import json
 import os
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -30,14 +29,14 @@ import numpy as np
 from rag_bench.core.cache import digest
 from rag_bench.core.errors import ConfigError, ServiceError
 from rag_bench.core.progress import progress
-from rag_bench.remote.http import transport_verdict
-from rag_bench.remote.redirects import same_origin_opener
-from rag_bench.remote.retry import CallFailed, RetryPolicy, Verdict, bounded_map, call_with_retries, parse_retry_after
 from rag_bench.remote.settings import ApiSettings
 from rag_bench.remote.usage import Usage
 from rag_bench.retrieve.base import Candidates, Query, RetrievalConfig
 from rag_bench.retrieve.external.results import Ranked, ResultReader, Where, to_candidates
 from rag_bench.retrieve.resources import Resources
+
+if TYPE_CHECKING:  # urllib.request, email and the retry machinery load when a service is asked (10-15 ms)
+    from rag_bench.remote.retry import Verdict
 
 NAMESPACE = "http-retrieval"
 SHOWN = 200  # characters of a bad answer quoted in an error
@@ -95,11 +94,15 @@ class HttpRetriever:
         # whose answers these are: answers cached under one credential are never served to another (another
         # user's permissions); a digest of the header, so the secret itself is never part of a key or a file
         self.identity = digest("credential", self.headers.get("Authorization", ""))
+        from rag_bench.remote.redirects import same_origin_opener
+
         self.usage = Usage("http")
         self._opener = same_origin_opener("retrieval.url")  # the token never follows a redirect elsewhere
         self._lock = threading.Lock()
 
     def retrieve(self, queries: Sequence[Query], depth: int) -> Candidates:
+        from rag_bench.remote.retry import bounded_map
+
         reader = ResultReader({d.id: d for d in self.resources.dataset.documents})
         before = self.usage.as_dict()
         with progress(len(queries), f"asking {self.cfg.url}", "question") as bar:
@@ -123,6 +126,8 @@ class HttpRetriever:
 
     def _answer(self, query: Query, depth: int, reader: ResultReader) -> _Answer:
         """One question's ranking: from the cache, else from the service (then cached)."""
+        from rag_bench.remote.retry import CallFailed, RetryPolicy, call_with_retries
+
         cache = self.resources.workspace.cache
         asked = (
             (query.id, query.text, depth)
@@ -153,6 +158,8 @@ class HttpRetriever:
 
     def _post(self, body: bytes) -> tuple[bytes, float]:
         """The answer's bytes and the seconds it took."""
+        import urllib.request
+
         request = urllib.request.Request(self.cfg.url, data=body, headers=self.headers, method="POST")
         start = time.perf_counter()
         with self._opener.open(request, timeout=self.cfg.timeout_s) as response:
@@ -180,6 +187,11 @@ class HttpRetriever:
 
 def classify(exc: Exception) -> Verdict | None:
     """Retry 429, 5xx, timeouts and dropped or refused connections; fail at once on other HTTP errors."""
+    import urllib.error
+
+    from rag_bench.remote.http import transport_verdict
+    from rag_bench.remote.retry import Verdict, parse_retry_after
+
     if isinstance(exc, urllib.error.HTTPError):
         if exc.code == 429:
             return Verdict(True, "HTTP 429 rate limited", parse_retry_after(exc.headers.get("Retry-After")))
