@@ -20,11 +20,19 @@ setup(
     ext_modules=[
         Extension(
             "rag_bench.index.bm25._loops",
-            [f"rag_bench/index/bm25/{name}.c" for name in ("_loops", "_loops_words", "_loops_postings", "_loops_search", "_loops_shingles", "_loops_copies", "_loops_headings")],
+            [
+                f"rag_bench/index/bm25/{name}.c"
+                for name in (
+                    "_loops", "_loops_words", "_loops_postings", "_loops_search",
+                    "_loops_shingles", "_loops_copies", "_loops_headings",
+                )
+            ],
             depends=["rag_bench/index/bm25/_loops.h", "rag_bench/index/heap.h"],
             optional=True,
         ),
-        Extension("rag_bench.index._topk", ["rag_bench/index/_topk.c"], depends=["rag_bench/index/heap.h"], optional=True),
+        Extension(
+            "rag_bench.index._topk", ["rag_bench/index/_topk.c"], depends=["rag_bench/index/heap.h"], optional=True
+        ),
     ],
     packages=[
         *find_packages(include=["rag_bench", "rag_bench.*"]),
@@ -35,7 +43,10 @@ setup(
     package_dir={"rag_bench._configs": "configs", "rag_bench._datasets": "datasets"},
     package_data={
         "rag_bench._configs": ["**/*.yaml"],
-        "rag_bench._datasets": ["**/*.md", "**/*.txt", "**/*.jsonl", "**/*.pdf", "**/*.html", "**/*.docx", "**/*.pptx", "**/*.xlsx", "**/*.py"],
+        "rag_bench._datasets": [
+            "**/*.md", "**/*.txt", "**/*.jsonl", "**/*.py",
+            "**/*.pdf", "**/*.html", "**/*.docx", "**/*.pptx", "**/*.xlsx",
+        ],
         "rag_bench.embed": ["data/*/*"],
         "rag_bench.report": ["assets/*.css", "assets/*.js"],
         "rag_bench.label": ["page.html"],

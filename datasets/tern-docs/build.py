@@ -36,8 +36,17 @@ def pdf(path: Path, blocks: list, header: str, small: bool = False) -> None:
     from reportlab.lib import colors
     from reportlab.lib.pagesizes import A4, A5
     from reportlab.lib.styles import getSampleStyleSheet
-    from reportlab.platypus import BaseDocTemplate, Frame, FrameBreak, NextPageTemplate, PageBreak, PageTemplate, Paragraph
-    from reportlab.platypus import Table, TableStyle
+    from reportlab.platypus import (
+        BaseDocTemplate,
+        Frame,
+        FrameBreak,
+        NextPageTemplate,
+        PageBreak,
+        PageTemplate,
+        Paragraph,
+        Table,
+        TableStyle,
+    )
 
     styles = getSampleStyleSheet()
     width, height = A5 if small else A4
@@ -55,7 +64,9 @@ def pdf(path: Path, blocks: list, header: str, small: bool = False) -> None:
     left = Frame(margin, margin, half, height - 2 * margin, id="left")
     right = Frame(margin + half + 24, margin, half, height - 2 * margin, id="right")
     doc = BaseDocTemplate(str(path), pagesize=(width, height), title=header, author=COMPANY, creator=COMPANY)
-    doc.addPageTemplates([PageTemplate("one", [one], onPage=decorate), PageTemplate("two", [left, right], onPage=decorate)])
+    doc.addPageTemplates(
+        [PageTemplate("one", [one], onPage=decorate), PageTemplate("two", [left, right], onPage=decorate)]
+    )
 
     def flow(items):
         out = []
