@@ -14,10 +14,16 @@ once it holds a slot, and learns the limits an answer announces before the slot 
 that waited for a slot still waits its turn under a limit announced meanwhile. A server never sees more
 than ``concurrency`` requests at once: it has answered a request before its slot is freed. A request that
 fails before any answer frees its slot when ``held`` exits.
+
+While any request is in a ``held`` body, the interpreter's thread switch interval is at most 1 ms (it is
+5 ms by default, and put back when the last request is done): a worker whose slot or answer is ready waits
+for the GIL while another parses, and at 5 ms a turn that wait cost Voyage and Cohere embedding about 4% of
+their throughput at a 100 ms latency (``benchmarks/perf/bench_api_embed.py``; benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +31,27 @@ from contextlib import contextmanager
 from rag_bench.remote.pace import Pacer
 
 _HELD = threading.local()  # .slots: the Slots this thread's request takes a slot of; .holding: it holds one
+SWITCH_INTERVAL_S = 0.001  # the most seconds a thread holds the GIL while another waits, during requests
+_TURNS = {"requests": 0, "saved": 0.0}  # requests in held bodies; the switch interval from before the first
+_TURNS_LOCK = threading.Lock()
+
+
+@contextmanager
+def quick_turns() -> Iterator[None]:
+    """The thread switch interval at most ``SWITCH_INTERVAL_S`` in the body, put back as it was when the last
+    of the bodies running in any thread exits (a lower interval someone set is kept)."""
+    with _TURNS_LOCK:
+        if _TURNS["requests"] == 0:
+            _TURNS["saved"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_TURNS["saved"], SWITCH_INTERVAL_S))
+        _TURNS["requests"] += 1
+    try:
+        yield
+    finally:
+        with _TURNS_LOCK:
+            _TURNS["requests"] -= 1
+            if _TURNS["requests"] == 0:
+                sys.setswitchinterval(_TURNS["saved"])
 
 
 class Slots:
@@ -43,9 +70,10 @@ class Slots:
         learnt as it arrives, before its slot goes to the next request."""
         _HELD.slots, _HELD.holding, _HELD.pacer = self, False, pacer
         try:
-            if not hooked:
-                sending()
-            yield
+            with quick_turns():
+                if not hooked:
+                    sending()
+                yield
         finally:
             answered()
             _HELD.slots = _HELD.pacer = None

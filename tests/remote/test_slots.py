@@ -1,6 +1,7 @@
 """rag_bench.remote.slots: ``concurrency`` requests on the wire among twice as many workers, a slot freed as an
 answer arrives; checked with threads alone, then with each hooked provider's real client against its fake."""
 
+import sys
 import threading
 import time
 
@@ -10,7 +11,7 @@ import pytest
 from rag_bench.core.cache import DiskCache
 from rag_bench.core.workspace import Workspace
 from rag_bench.embed.registry import EMBEDDERS
-from rag_bench.remote.slots import Slots, answered, sending
+from rag_bench.remote.slots import SWITCH_INTERVAL_S, Slots, answered, sending
 from rag_bench.rerank.registry import RERANKERS
 from rag_bench.testing import FakeEmbedder
 from rag_bench.testing.cohere_server import FakeCohereServer
@@ -60,6 +61,46 @@ def test_a_slot_is_freed_when_the_body_fails_before_an_answer():
 def test_outside_held_the_hooks_do_nothing():
     sending()
     answered()  # no slot taken, none freed: a client used outside an API component (a probe, the chat verbs)
+
+
+def test_requests_run_with_a_short_switch_interval_put_back_when_the_last_is_done():
+    before = sys.getswitchinterval()
+    slots = Slots(2)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def first():
+        with slots.held():
+            seen["first"] = sys.getswitchinterval()
+            first_in.set()
+            assert second_in.wait(WAIT_S)
+        first_out.set()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    assert first_in.wait(WAIT_S)
+    with slots.held():
+        second_in.set()
+        assert first_out.wait(WAIT_S)
+        seen["second, after the first left"] = sys.getswitchinterval()  # one request still in a held body
+    thread.join(WAIT_S)
+    assert seen == {"first": SWITCH_INTERVAL_S, "second, after the first left": SWITCH_INTERVAL_S}
+    assert sys.getswitchinterval() == before
+
+
+def test_a_shorter_switch_interval_set_by_the_caller_is_kept_and_a_failed_request_puts_it_back():
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.0002)
+        with Slots(1).held():
+            assert sys.getswitchinterval() == pytest.approx(0.0002, abs=2e-6)
+        sys.setswitchinterval(0.004)
+        with pytest.raises(ConnectionError), Slots(1).held():
+            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S, abs=2e-6)
+            raise ConnectionError("reset")
+        assert sys.getswitchinterval() == pytest.approx(0.004, abs=2e-6)
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _wait_for(server, route, count):
