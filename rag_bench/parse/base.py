@@ -43,15 +43,10 @@ class Reader:
         return [p for p, m in zip(self.packages, self.modules, strict=True) if importlib.util.find_spec(m) is None]
 
     def versions(self) -> dict[str, str | None]:
-        from importlib.metadata import PackageNotFoundError, version  # 15-25 ms to import: only when a file is parsed
+        """The installed version of each package of this reader (None where it is not installed)."""
+        from rag_bench.core.versions import versions
 
-        found: dict[str, str | None] = {}
-        for package in self.packages:
-            try:
-                found[package] = version(package)
-            except PackageNotFoundError:
-                found[package] = None
-        return found
+        return versions(self.packages)
 
 
 def no_text(path: Path, what: str = "a scanned PDF, or pages that are images") -> DataError:
