@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rag_bench.core.cache import digest
+from rag_bench.core.distinct import each_distinct
 from rag_bench.core.files import write_atomic
 from rag_bench.run_folder.explain import Explanation
 from rag_bench.run_folder.id_lists import IdLists
@@ -211,11 +212,7 @@ def _plain_dtype(dtype) -> bool:
 def float_text(values: np.ndarray) -> np.ndarray:
     """(n,) object: the text ``DataFrame.to_csv`` writes for each float64 value (numpy's ``astype(str)``, NaN
     as empty), each distinct value converted once (a metric column holds few distinct values)."""
-    if (values == 0).any() and np.signbit(values[values == 0]).any():  # -0.0 is unique with 0.0: convert each
-        text = values.astype(str).astype(object)
-    else:
-        distinct, at = np.unique(values, return_inverse=True)
-        text = distinct.astype(str).astype(object)[at.reshape(-1)]
+    text = each_distinct(values, lambda distinct: distinct.astype(str))
     text[np.isnan(values)] = ""
     return text
 

@@ -14,6 +14,7 @@ import yaml
 from omegaconf import OmegaConf
 
 from rag_bench.core.cache import code_version
+from rag_bench.core.distinct import each_distinct
 from rag_bench.core.files import write_text
 from rag_bench.core.ties import trec_score_rows, trec_scores
 from rag_bench.pipeline.result import RunResult
@@ -202,10 +203,7 @@ def trec_pieces(result: RunResult, tag: str = "rag-bench") -> list[str]:
 
 def _score_texts(values: np.ndarray, tail: str) -> np.ndarray:
     """(n,) object: ``f"{value!r}{tail}"`` of each float64 value, each distinct value written once."""
-    if np.isnan(values).any() or ((values == 0) & np.signbit(values)).any():  # not unique as written: each
-        return np.array([f"{v!r}{tail}" for v in values.tolist()], dtype=object)
-    distinct, at = np.unique(values, return_inverse=True)
-    return np.array([f"{v!r}{tail}" for v in distinct.tolist()], dtype=object)[at.reshape(-1)]
+    return each_distinct(values, lambda distinct: [f"{v!r}{tail}" for v in distinct.tolist()])
 
 
 def write_document_trec(result: RunResult, path: Path, tag: str = "rag-bench") -> Path:

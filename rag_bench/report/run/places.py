@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rag_bench.core.distinct import each_distinct
+
 BLOCK = 1 << 20  # comparisons per block of rows: (rows, report_k, depth) booleans, small enough to reuse
 
 
@@ -54,10 +56,5 @@ def rounded(values: np.ndarray, listed: np.ndarray) -> np.ndarray:
     ``listed``, None elsewhere; each distinct value converted once."""
     out = np.full(values.shape, None, dtype=object)
     keep = listed & np.isfinite(values)
-    chosen = values[keep]
-    if (chosen == 0).any() and np.signbit(chosen[chosen == 0]).any():  # -0.0 is unique with 0.0: convert each
-        out[keep] = [float(f"{v:.6g}") for v in chosen.tolist()]
-        return out
-    distinct, at = np.unique(chosen, return_inverse=True)
-    out[keep] = np.array([float(f"{v:.6g}") for v in distinct.tolist()], dtype=object)[at.reshape(-1)]
+    out[keep] = each_distinct(values[keep], lambda distinct: [float(f"{v:.6g}") for v in distinct.tolist()])
     return out
