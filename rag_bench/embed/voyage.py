@@ -19,6 +19,7 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.remote import Limits, RemoteEmbedder, RemoteEmbedderConfig
+from rag_bench.remote.slots import sending
 from rag_bench.remote.voyage import classify_voyage, hook_session, voyage_api_key, voyage_client
 
 MAX_TEXTS = 1000
@@ -63,7 +64,7 @@ class VoyageConfig(RemoteEmbedderConfig):
 class VoyageTransport:
     """One request to Voyage's embeddings route through the official client."""
 
-    hooked = False  # a slot is taken before the request is built; the answer frees it (remote/voyage.py hook_session)
+    hooked = True  # its session takes the slot as a request goes out, frees it as the answer comes (remote/voyage.py)
 
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
@@ -71,7 +72,8 @@ class VoyageTransport:
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
 
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
-        hook_session()
+        if not hook_session():
+            sending()  # no hooks on this client: the slot is taken before the request is built
         response = self._client.embed(
             texts, model=self.model, input_type=input_type, output_dimension=self.output_dimension
         )

@@ -5,10 +5,10 @@ clients build their answer objects inside the call: Voyage 2-3 ms per 128 vector
 load) leaves its share of the concurrency idle while it builds and parses. So an API component runs
 ``2 x concurrency`` workers that take turns at ``concurrency`` slots: a worker holds a slot only while its
 request is on the wire. A transport whose HTTP client has request hooks (``hooked``: httpx's event hooks
-for the openai and cohere clients, ``remote/http.py`` for urllib) takes the slot in ``sending``, once the
-request is built; otherwise (the voyageai client, on requests) the slot is taken before the call. Every
-client hands it back in ``answered``, the moment the answer's status line and headers arrive (a response
-hook; for voyageai ``remote/voyage.py`` adds it to the client's session), so another worker's request
+for the openai and cohere clients, ``remote/http.py`` for urllib, slot-taking adapters that
+``remote/voyage.py`` mounts on the voyageai client's requests session) takes the slot in ``sending``, once
+the request is built; otherwise the slot is taken before the call. Every client hands it back in
+``answered``, the moment the answer's status line and headers arrive (a response hook), so another worker's request
 goes out while this one reads and parses its answer. The pacer (``pace.py``) gives a request its turn
 once it holds a slot, and learns the limits an answer announces before the slot is freed, so a request
 that waited for a slot still waits its turn under a limit announced meanwhile. A server never sees more

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import os
+import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -11,7 +13,7 @@ from rag_bench.core.errors import ConfigError
 from rag_bench.remote.pace import lower_headers
 from rag_bench.remote.refusal import refusal
 from rag_bench.remote.retry import Verdict, parse_retry_after
-from rag_bench.remote.slots import answered
+from rag_bench.remote.slots import answered, sending
 
 
 def voyage_api_key(selected: str) -> str:
@@ -76,25 +78,59 @@ def redact(text: str, secret: str) -> str:
     return text.replace(secret, "***") if secret else text
 
 
+_SESSION = threading.local()  # .made: when this thread's voyageai session was made here (renewed here, not there)
+
+
 def hook_session() -> bool:
-    """Make this thread's voyageai session free its request's slot as each answer arrives (``slots.py``).
+    """Make this thread's voyageai session take its request's slot as the request goes out and free it as the
+    answer arrives (``slots.py``); True once it does.
 
     The voyageai client (0.3.7 to 0.5 at least) sends through one requests session per thread, kept in its
     ``api_requestor._thread_context`` and made by its ``_make_session`` (which honours the public
-    ``voyageai.requestssession``); a requests response hook runs once the status line and headers are in,
-    before the client reads and decodes the answer. False where that is not so (another voyageai): the
-    slot is then held for the whole call, as it was.
+    ``voyageai.requestssession``). Each of the session's adapters is wrapped so that ``slots.sending`` runs
+    once the request is built, just before it is sent, and a response hook runs ``slots.answered`` once the
+    status line and headers are in, before the client reads and decodes the answer. voyageai replaces a
+    session older than ``MAX_SESSION_LIFETIME_SECS`` at the start of a request, which would send that request
+    unslotted; so the session's age is kept here (its ``session_create_time`` set to infinity) and it is
+    replaced here, at the same age, before the request. False where that is not so (another voyageai): the
+    caller then takes the slot itself before the call.
     """
     try:
         from voyageai.api_resources import api_requestor
 
         context = api_requestor._thread_context
-        if not hasattr(context, "session"):  # made here as the client would make it on its first request
+        made = getattr(_SESSION, "made", None)
+        if made is None or time.time() - made >= api_requestor.MAX_SESSION_LIFETIME_SECS:
+            if getattr(context, "session", None) is not None:
+                context.session.close()
             context.session = api_requestor._make_session()
-            context.session_create_time = time.time()
-        hooks = context.session.hooks["response"]
+            _SESSION.made = time.time()
+        context.session_create_time = math.inf  # voyageai's "time.time() - created >= lifetime" never holds
+        session = context.session
+        hooks = session.hooks["response"]
+        adapters = list(session.adapters.items())
     except (ImportError, AttributeError, KeyError, TypeError):
         return False
     if answered not in hooks:
         hooks.append(answered)
+    for prefix, adapter in adapters:
+        if not getattr(adapter, "slotted", False):
+            session.mount(prefix, _slotted(adapter))
     return True
+
+
+def _slotted(adapter):
+    """``adapter`` (a requests transport adapter) taking this thread's request slot before each send."""
+    from requests.adapters import BaseAdapter
+
+    class Slotted(BaseAdapter):
+        slotted = True
+
+        def send(self, request, **kwargs):
+            sending()
+            return adapter.send(request, **kwargs)
+
+        def close(self):
+            adapter.close()
+
+    return Slotted()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.workspace import Workspace
+from rag_bench.remote.slots import sending
 from rag_bench.remote.voyage import classify_voyage, hook_session, voyage_api_key, voyage_client
 from rag_bench.rerank.remote import Batching, RemoteReranker, RemoteRerankerConfig
 
@@ -32,14 +33,15 @@ class VoyageRerankerConfig(RemoteRerankerConfig):
 class VoyageRerankTransport:
     """One request to Voyage's rerank route through the official client."""
 
-    hooked = False  # a slot is taken before the request is built; the answer frees it (remote/voyage.py hook_session)
+    hooked = True  # its session takes the slot as a request goes out, frees it as the answer comes (remote/voyage.py)
 
     def __init__(self, cfg, api_key: str) -> None:
         self.model = cfg.model
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
 
     def request(self, question: str, documents: list[str]):
-        hook_session()
+        if not hook_session():
+            sending()  # no hooks on this client: the slot is taken before the request is built
         response = self._client.rerank(question, documents, model=self.model)
         pairs = [(r.index, float(r.relevance_score)) for r in response.results]
         return pairs, int(response.total_tokens), 0, {}
