@@ -108,6 +108,28 @@ def test_a_source_edited_just_now_is_not_remembered(tmp_path, monkeypatch):
     assert not folder.exists()
 
 
+def test_only_the_newest_remembered_code_versions_are_kept(tmp_path):
+    """Each edit or install remembers a new code version; the folder keeps the newest KEPT_CODE_STATES of them."""
+    import os
+
+    cache = rag_bench.core.cache
+    package, folder = tmp_path / "pkg", tmp_path / "kept"
+    package.mkdir()
+    folder.mkdir()
+    old = 1_000_000_000_000_000_000
+    for i in range(cache.KEPT_CODE_STATES + 5):  # states remembered before, the oldest first
+        (folder / f"state-{i:03d}").write_text("0" * 64)
+        os.utime(folder / f"state-{i:03d}", ns=(old + i, old + i))
+    (package / "a.py").write_text("x = 1\n")
+    os.utime(package / "a.py", ns=(old, old))
+    now = cache.remembered_code_version(package, folder)
+    left = sorted(p.name for p in folder.iterdir())
+    assert len(left) == cache.KEPT_CODE_STATES and any((folder / name).read_text() == now for name in left)
+    states = [name for name in left if name.startswith("state-")]
+    assert states == [f"state-{i:03d}" for i in range(6, cache.KEPT_CODE_STATES + 5)]  # the six oldest went
+    assert cache.remembered_code_version(package, folder) == now  # read back
+
+
 def test_digest_separates_parts():
     assert digest("ab", "c") != digest("a", "bc")
 

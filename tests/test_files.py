@@ -265,3 +265,21 @@ def test_write_bytes_of_many_pieces_is_whole(tmp_path):
     path = files.write_bytes(tmp_path / "big.bin", data)
     assert path.read_bytes() == data
     assert leftovers(tmp_path) == []
+
+
+def test_keep_newest_deletes_the_oldest_files_and_leaves_folders_and_a_file_gone_meanwhile(tmp_path, monkeypatch):
+    for i in range(5):
+        (tmp_path / f"f{i}").write_text("x")
+        os.utime(tmp_path / f"f{i}", ns=(10**18 + i, 10**18 + i))
+    (tmp_path / "sub").mkdir()
+    os.utime(tmp_path / "sub", ns=(1, 1))  # older than every file, but not a file
+    real_unlink = os.unlink
+
+    def raced(path):  # another process deleted f0 first
+        if path.endswith("f0"):
+            real_unlink(path)
+        real_unlink(path)
+
+    monkeypatch.setattr(files.os, "unlink", raced)
+    files.keep_newest(tmp_path, 2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f3", "f4", "sub"]

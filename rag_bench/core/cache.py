@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
-from rag_bench.core.files import TEMP_PREFIX, write_atomic
+from rag_bench.core.files import TEMP_PREFIX, keep_newest, write_atomic
 
 log = logging.getLogger(__name__)
 MAGIC = b"RBC1"
 T = TypeVar("T")
 RACY_NS = 2_000_000_000  # a sub-folder changed this recently may change again within its mtime's tick
+KEPT_CODE_STATES = 64  # remembered code versions kept in <cache>/code/, the newest (remembered_code_version)
 
 
 @dataclass
@@ -154,6 +155,7 @@ def remembered_code_version(package: Path, folder: Path) -> str:
     if time.time_ns() - newest > RACY_NS:  # a change within the newest mtime's tick could go unseen: not kept
         with contextlib.suppress(OSError):
             write_atomic(path, lambda handle: handle.write(value.encode("ascii")), follow_links=False, durable=False)
+            keep_newest(folder, KEPT_CODE_STATES)  # each edit or install remembers a new state
     return value
 
 

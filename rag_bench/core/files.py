@@ -17,6 +17,7 @@ CLI's one line: ``cannot write <path>: <reason> (fix: ...)``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
@@ -178,6 +179,20 @@ def inside(path: str | Path, folder: str | Path) -> bool:
     """Whether ``path`` is ``folder`` or lies below it."""
     path, folder = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
     return path == folder or folder in path.parents
+
+
+def keep_newest(folder: Path, count: int) -> None:
+    """Delete all but the ``count`` most recently written files in ``folder``. Another process may delete or
+    write there at the same time: a file already gone is no error, and one written meanwhile may stay."""
+    found = []
+    with os.scandir(folder) as items:
+        for item in items:
+            with contextlib.suppress(OSError):
+                if item.is_file(follow_symlinks=False):
+                    found.append((item.stat(follow_symlinks=False).st_mtime_ns, item.path))
+    for _, path in sorted(found, reverse=True)[count:]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _temp_path(path: Path) -> Path:
