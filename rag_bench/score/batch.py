@@ -20,7 +20,7 @@ import pandas as pd
 
 from rag_bench.core.types import Chunk, Question
 from rag_bench.score.relevance import tau_ratio
-from rag_bench.score.spans import _discounts, _ideal
+from rag_bench.score.spans import ideal_dcg, rank_discounts
 from rag_bench.score.views import SpanColumns
 
 LIMIT = 2**62  # every composite coordinate and every product of the relevance rule stays below this
@@ -100,7 +100,7 @@ def span_batch(
     np.minimum.at(best, uj, urank)
     first_hit = np.where(best < NONE, best + 1, np.inf)
     gains = np.zeros((m, width))
-    discounts = np.array(_discounts(width)[:width], dtype=np.float64)
+    discounts = np.array(rank_discounts(width)[:width], dtype=np.float64)
     gains[uj[ranked_hit], urank[ranked_hit]] = discounts[urank[ranked_hit]]
     dcg = np.cumsum(gains, axis=1)
     # evidence: each question's spans merged per document into disjoint segments
@@ -121,7 +121,7 @@ def span_batch(
     lengths = np.where(valid, clen[np.maximum(ranked, 0)], 0) if n_chunks else np.zeros((m, width), np.int64)
     running = np.cumsum(lengths, axis=1)
     total = running[:, -1]
-    ideal = np.array([_ideal(i) for i in range(max(ks) + 1)], dtype=np.float64)  # IDCG of i unit gains
+    ideal = np.array([ideal_dcg(i) for i in range(max(ks) + 1)], dtype=np.float64)  # IDCG of i unit gains
     at_k = []
     for k in sorted(ks):
         upto = min(k, width) - 1

@@ -167,7 +167,7 @@ def span_views(
         running = list(accumulate(map(lengths.__getitem__, head)))
     touched = union([(chunks[c].doc_id, chunks[c].start, chunks[c].end) for c in touching])
     touched_covered, touched_size = intersection_size(evidence, touched), size(touched)
-    discount = _discounts(max(max(ks), len(ranked), n_spans))
+    discount = rank_discounts(max(max(ks), len(ranked), n_spans))
     views = []
     covered, counted = 0, -1  # evidence characters the top k's touching chunks cover, for ``counted`` of them
     for k in sorted(ks):
@@ -184,7 +184,7 @@ def span_views(
                 hit_spans=frozenset().union(*(touching[c] for c in near)),
                 first_hit=first_hit,
                 dcg=sum(discount[r] for r in gain_at if r < k),  # summed in rank order, as over every rank
-                idcg=_ideal(min(k, n_spans)),
+                idcg=ideal_dcg(min(k, n_spans)),
                 evidence_chars=evidence_chars,
                 covered=covered,
                 lengths=running[min(k, len(head)) - 1] if head else 0,
@@ -199,7 +199,7 @@ def span_views(
 _DISCOUNTS: list[float] = []  # 1 / log2(r + 1) for r = 1, 2, ...: each computed once, summed as before
 
 
-def _discounts(n: int) -> list[float]:
+def rank_discounts(n: int) -> list[float]:
     """The first ``n`` rank discounts, ``[1 / log2(2), 1 / log2(3), ...]``."""
     while len(_DISCOUNTS) < n:
         _DISCOUNTS.append(1 / math.log2(len(_DISCOUNTS) + 2))
@@ -209,8 +209,8 @@ def _discounts(n: int) -> list[float]:
 _IDEAL: dict[int, float] = {}  # m -> the sum of the first m discounts, summed as before
 
 
-def _ideal(m: int) -> float:
-    """IDCG of ``m`` unit gains at the top: ``sum(_discounts(m)[:m])``, each sum made once."""
+def ideal_dcg(m: int) -> float:
+    """IDCG of ``m`` unit gains at the top: ``sum(rank_discounts(m)[:m])``, each sum made once."""
     if m not in _IDEAL:
-        _IDEAL[m] = sum(_discounts(m)[:m])
+        _IDEAL[m] = sum(rank_discounts(m)[:m])
     return _IDEAL[m]
