@@ -77,7 +77,7 @@ class Question:
         return bool(self.spans) or bool(self.lost)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     """A piece of a document: source text is ``document.text[start:end]``.
 
