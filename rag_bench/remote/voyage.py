@@ -105,12 +105,12 @@ def hook_session() -> bool:
                 context.session.close()
             context.session = api_requestor._make_session()
             _SESSION.made = time.time()
-        context.session_create_time = math.inf  # voyageai's "time.time() - created >= lifetime" never holds
         session = context.session
         hooks = session.hooks["response"]
         adapters = list(session.adapters.items())
     except (ImportError, AttributeError, KeyError, TypeError):
         return False
+    context.session_create_time = math.inf  # voyageai's "time.time() - created >= lifetime" never holds
     if answered not in hooks:
         hooks.append(answered)
     for prefix, adapter in adapters:

@@ -110,4 +110,9 @@ def test_at_most_concurrency_requests_reach_the_server_with_or_without_the_hooks
 
 def test_a_session_without_hooks_is_reported(monkeypatch):
     monkeypatch.setattr(api_requestor, "_make_session", lambda: object())  # not a requests session
-    assert in_a_fresh_thread(voyage.hook_session) is False
+
+    def steps():
+        return voyage.hook_session(), getattr(api_requestor._thread_context, "session_create_time", None)
+
+    hooked, created = in_a_fresh_thread(steps)
+    assert hooked is False and created != math.inf  # voyageai still renews a session it cannot hook
