@@ -19,7 +19,6 @@ import numpy as np
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.embed.remote import Limits, RemoteEmbedder, RemoteEmbedderConfig
-from rag_bench.remote.slots import sending
 from rag_bench.remote.voyage import classify_voyage, hook_session, voyage_api_key, voyage_client
 
 MAX_TEXTS = 1000
@@ -72,8 +71,7 @@ class VoyageTransport:
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
 
     def request(self, texts: list[str], input_type: str) -> tuple[np.ndarray, int, dict[str, str]]:
-        if not hook_session():
-            sending()  # no hooks on this client: the slot is taken before the request is built
+        hook_session()  # the slot is taken as the request goes out (before the call, for a client without hooks)
         response = self._client.embed(
             texts, model=self.model, input_type=input_type, output_dimension=self.output_dimension
         )

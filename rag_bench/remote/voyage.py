@@ -93,7 +93,7 @@ def hook_session() -> bool:
     session older than ``MAX_SESSION_LIFETIME_SECS`` at the start of a request, which would send that request
     unslotted; so the session's age is kept here (its ``session_create_time`` set to infinity) and it is
     replaced here, at the same age, before the request. False where that is not so (another voyageai): the
-    caller then takes the slot itself before the call.
+    slot is then taken here, before the request is built, and voyageai renews its session itself.
     """
     try:
         from voyageai.api_resources import api_requestor
@@ -104,11 +104,12 @@ def hook_session() -> bool:
             if getattr(context, "session", None) is not None:
                 context.session.close()
             context.session = api_requestor._make_session()
-            _SESSION.made = time.time()
+            _SESSION.made = context.session_create_time = time.time()  # as voyageai would make it
         session = context.session
         hooks = session.hooks["response"]
         adapters = list(session.adapters.items())
     except (ImportError, AttributeError, KeyError, TypeError):
+        sending()
         return False
     context.session_create_time = math.inf  # voyageai's "time.time() - created >= lifetime" never holds
     if answered not in hooks:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from rag_bench.core.errors import ConfigError
 from rag_bench.core.workspace import Workspace
-from rag_bench.remote.slots import sending
 from rag_bench.remote.voyage import classify_voyage, hook_session, voyage_api_key, voyage_client
 from rag_bench.rerank.remote import Batching, RemoteReranker, RemoteRerankerConfig
 
@@ -40,8 +39,7 @@ class VoyageRerankTransport:
         self._client = voyage_client(api_key, cfg.base_url, cfg.timeout_s)
 
     def request(self, question: str, documents: list[str]):
-        if not hook_session():
-            sending()  # no hooks on this client: the slot is taken before the request is built
+        hook_session()  # the slot is taken as the request goes out (before the call, for a client without hooks)
         response = self._client.rerank(question, documents, model=self.model)
         pairs = [(r.index, float(r.relevance_score)) for r in response.results]
         return pairs, int(response.total_tokens), 0, {}
